@@ -1,0 +1,470 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * bwsh core: identity, policy, user overlay, validation, the plan, rendering.
+ *
+ * Data flows one way:
+ *
+ *   identity -> policy -> user overlay -> plan -> render -> exec bwrap / verdict / explain
+ *
+ * Everything here returns 0 or a negative errno and, on failure, fills a
+ * BwshError.  Nothing here prints, exits or calls die(): the front ends do.
+ * Warnings that do not stop a session (a refused entry, a missing source)
+ * are collected in a BwshDiag so each front end reports them its own way.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+/* ------------------------------------------------------------------ errors */
+
+#define BWSH_MESSAGE_MAX 512
+
+typedef struct BwshError
+{
+  char file[4096]; /* the file the error is about, or "" */
+  int line;        /* 1-based, 0 = unknown */
+  int column;      /* 1-based, 0 = unknown */
+  char message[BWSH_MESSAGE_MAX];
+} BwshError;
+
+/* Fill @err (may be NULL) and return @r, which must be a negative errno. */
+int bwsh_error_set (BwshError *err, int r, const char *file, int line, int column,
+                    const char *fmt, ...) __attribute__ ((format (printf, 6, 7)));
+
+/* "FILE:LINE:COL: message", "FILE: message" or "message", never the file's content. */
+void bwsh_error_format (const BwshError *err, char *buf, size_t size);
+
+typedef struct BwshDiag
+{
+  char **lines; /* one human line each: "PATH: reason" or "FILE:LINE:COL: ..." */
+  size_t n;
+  size_t cap;
+} BwshDiag;
+
+int bwsh_diag_add (BwshDiag *d, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+void bwsh_diag_clear (BwshDiag *d);
+
+/* A copy of @s (of @len bytes) safe to print on one log line: control
+ * characters, quotes, backslashes and bytes >= 0x7f become \xNN escapes, and
+ * anything past 256 bytes is cut with "...".  Never NULL unless out of memory. */
+char *bwsh_escape (const char *s, size_t len);
+
+/* ------------------------------------------------------------------ limits */
+
+/* The user overlay is small by nature; 64 KiB caps parser work and memory. */
+#define BWSH_USER_CONFIG_MAX (64 * 1024)
+/* Policy files are bigger, but still not unbounded. */
+#define BWSH_POLICY_FILE_MAX (1024 * 1024)
+/* bwrap refuses more than 9000 arguments (MAX_ARGS, against CVE-2017-5226-era
+ * argument floods); a mount is at most 3 args, so 1024 entries stay far below it.
+ * The policy lowers this further (max_mounts, default 256) because bwrap's
+ * start-up cost grows quadratically with the number of binds. */
+#define BWSH_ENTRIES_MAX 1024
+#define BWSH_DEFAULT_MAX_MOUNTS 256
+/* One environment value may not exceed this; ARG_MAX is shared by all of them. */
+#define BWSH_ENV_VALUE_MAX (32 * 1024)
+
+/* ------------------------------------------------------------------ paths */
+
+typedef enum
+{
+  BWSH_PATH_OK = 0,
+  BWSH_PATH_EMPTY,
+  BWSH_PATH_RELATIVE,
+  BWSH_PATH_DOTDOT,
+  BWSH_PATH_CONTROL_CHAR,
+  BWSH_PATH_TOO_LONG,
+  BWSH_PATH_COMPONENT_TOO_LONG,
+} BwshPathStatus;
+
+/* Normalise an absolute path: fold "//", drop "/./" and a trailing "/".
+ * Refuses "..", control characters (including newline and tab), relative
+ * paths and paths longer than PATH_MAX - 1. */
+BwshPathStatus bwsh_path_normalize (const char *in, char **ret_out);
+const char *bwsh_path_status_to_string (BwshPathStatus s);
+
+/* True when @path equals @prefix or lies below it, compared element by
+ * element: "/home/al" is not under "/home/a".  Both must be normalised. */
+bool bwsh_path_has_prefix (const char *path, const char *prefix);
+
+/* Expand a policy template: "~" or "~/x" relative to @home, "$HOME" too.
+ * The result is normalised.  Returns 0 or -EINVAL. */
+int bwsh_path_expand (const char *tmpl, const char *home, char **ret_path);
+
+/* Paths that must never be a source or destination of a user bind,
+ * nor any path under them: "/", "/proc", "/dev", "/sys". */
+bool bwsh_path_is_forbidden (const char *normalized);
+
+/* Number of path elements: "/" is 0, "/a/b" is 2.  Used to order mounts. */
+size_t bwsh_path_depth (const char *normalized);
+
+/* --------------------------------------------------------------- identity */
+
+typedef struct BwshIdentity
+{
+  uid_t uid;
+  gid_t gid;
+  char *name;
+  char *home;   /* pw_dir, normalised */
+  char *shell;  /* pw_shell, as in the passwd database */
+  char **groups; /* group names from getgrouplist(), NULL-terminated */
+  size_t n_groups;
+} BwshIdentity;
+
+/* Identity of @uid from NSS (getpwuid_r, getgrouplist), never the environment. */
+int bwsh_identity_from_uid (uid_t uid, BwshIdentity **ret, BwshError *err);
+int bwsh_identity_from_name (const char *name, BwshIdentity **ret, BwshError *err);
+BwshIdentity *bwsh_identity_free (BwshIdentity *id);
+bool bwsh_identity_in_group (const BwshIdentity *id, const char *group);
+
+/* ----------------------------------------------------------- safe opening */
+
+typedef enum
+{
+  BWSH_OWNER_USER,         /* must be owned by @uid */
+  BWSH_OWNER_ROOT,         /* must be owned by root */
+  BWSH_OWNER_ROOT_OR_USER, /* either */
+} BwshOwnerRule;
+
+/* Open @path O_RDONLY|O_NOFOLLOW|O_NONBLOCK|O_CLOEXEC, check it is a regular
+ * file with the owner rule, not group/world-writable, at most @max_size
+ * bytes, and read it whole (NUL-terminated).  -ENOENT when missing.  The
+ * error never quotes the file's content. */
+int bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t max_size,
+                            char **ret_data, size_t *ret_len, BwshError *err);
+
+/* Check that @path and each parent directory up to "/" are owned by root
+ * (or @uid where the rule allows it) and not group/world-writable, the way
+ * OpenSSH's safe_path() does. */
+int bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err);
+
+/* Open the already-resolved, normalised @path one element at a time from "/",
+ * with O_PATH|O_NOFOLLOW|O_CLOEXEC on each: a symlink anywhere in it, even
+ * one swapped in after validation, fails with -ELOOP/-ENOTDIR. */
+int bwsh_open_path_nofollow (const char *resolved, int *ret_fd);
+
+/* Create @path (an absolute path under @home) and its missing parents up to
+ * @home with mode 0700, refusing to follow symlinks on the way. */
+int bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err);
+
+/* ------------------------------------------------------------------ policy */
+
+typedef enum
+{
+  BWSH_ORIGIN_DEFAULT = 0,
+  BWSH_ORIGIN_USER = 1,
+  BWSH_ORIGIN_POLICY = 2, /* higher wins on the same destination */
+} BwshOrigin;
+
+typedef struct BwshSource
+{
+  BwshOrigin origin;
+  char *file; /* NULL for built-in defaults */
+  int line;
+  int column;
+} BwshSource;
+
+/* A path or a bind.  For a plain path list only @src is set. */
+typedef struct BwshBindSpec
+{
+  char *src;
+  char *dst; /* NULL means same as src */
+  BwshSource from;
+} BwshBindSpec;
+
+typedef struct BwshBindList
+{
+  BwshBindSpec *items;
+  size_t n;
+  size_t cap;
+} BwshBindList;
+
+int bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const BwshSource *from);
+void bwsh_bind_list_clear (BwshBindList *l);
+bool bwsh_bind_list_contains (const BwshBindList *l, const char *src);
+
+typedef enum
+{
+  BWSH_RUN_TMPFS = 0, /* fresh tmpfs /run plus the resolv.conf directory */
+  BWSH_RUN_HOST,      /* the seed's host /run, read-only (sockets stay connectable) */
+} BwshRunMode;
+
+typedef enum
+{
+  BWSH_DEV_MINIMAL = 0, /* --dev /dev */
+  BWSH_DEV_HOST,        /* --dev-bind /dev /dev */
+} BwshDevMode;
+
+typedef enum
+{
+  BWSH_NET_SHARED = 0,
+  BWSH_NET_NONE,
+} BwshNetMode;
+
+typedef enum
+{
+  BWSH_LANDLOCK_BEST_EFFORT = 0,
+  BWSH_LANDLOCK_REQUIRED,
+  BWSH_LANDLOCK_OFF,
+} BwshLandlockMode;
+
+#define BWSH_RLIMIT_UNSET ((int64_t) -2)
+#define BWSH_RLIMIT_INFINITY ((int64_t) -1)
+
+typedef struct BwshPolicy
+{
+  char *shell;               /* inner shell, absolute path */
+  char *project_dir;         /* template, "~/project" */
+  bool user_may_choose_project;
+  char *user_config;         /* template, "~/.config/bwsh/config.json" */
+  bool user_overlay_allowed;
+  BwshRunMode run_mode;
+  BwshDevMode dev_mode;
+  BwshNetMode net_mode;
+  uint64_t root_tmpfs_size;  /* bytes, 0 = bwrap's default */
+  uint64_t tmp_tmpfs_size;
+  BwshBindList rw_ceilings;  /* templates; read-write binds only under these */
+  BwshBindList ro_ceilings;  /* empty = anything not forbidden */
+  BwshBindList protected_paths; /* templates; never writable inside */
+  BwshBindList locked;       /* destinations users cannot disable */
+  BwshBindList ro_binds;     /* administrator-forced */
+  BwshBindList rw_binds;
+  BwshBindList env_allow;    /* extra variable names (src only); "LC_*" style globs allowed */
+  int64_t rlimit_core;       /* BWSH_RLIMIT_UNSET, _INFINITY or a value */
+  int64_t rlimit_nproc;
+  int64_t rlimit_nofile;
+  bool strict;
+  char *hostname;            /* NULL = keep bwrap's (a fresh uts namespace) */
+  unsigned max_mounts;
+  /* session module (pam_bwsh) */
+  bool subject_all;          /* everybody is a subject */
+  BwshBindList subject_users;
+  BwshBindList subject_groups;
+  bool is_subject;           /* resolved for the identity the policy was loaded for */
+  bool require_shell;
+  BwshBindList refused_services;
+  /* landlock (#9) */
+  BwshLandlockMode landlock;
+  bool scope_abstract_unix;
+  bool scope_signal;
+  BwshBindList tcp_connect;  /* port numbers as strings; empty = unrestricted */
+  BwshBindList tcp_bind;
+  bool tcp_connect_set;
+  bool tcp_bind_set;
+  BwshBindList files;        /* every policy file read, for explain */
+} BwshPolicy;
+
+/* Built-in defaults; equal to the shipped conf/bwsh.conf. */
+int bwsh_policy_new_defaults (BwshPolicy **ret);
+BwshPolicy *bwsh_policy_free (BwshPolicy *p);
+
+/* Read @path (the main policy) and the files matching conf.d/NAME.conf beside it in lexical
+ * order, then apply the match blocks that fit @id.  A missing main file means
+ * built-in defaults.  A file that is not root-owned, or whose directory chain
+ * is group/world-writable, is refused with -EPERM.  Parse errors carry the
+ * file and line. */
+int bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, BwshError *err);
+
+/* Parse one policy buffer on top of @p (used by load, the fuzzer and tests).
+ * @dir confines @include. */
+int bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename,
+                              const char *dir, const BwshIdentity *id, BwshError *err);
+
+/* ------------------------------------------------------------ user overlay */
+
+typedef struct BwshUserConfig
+{
+  BwshBindList ro_binds;       /* additionalROBinds */
+  BwshBindList rw_binds;       /* additionalBinds */
+  BwshBindList disabled;       /* disabledDefaultBinds */
+  char *project_dir;           /* preferences.sandboxProjectDir, or NULL */
+  BwshSource project_dir_from;
+  char *file;
+} BwshUserConfig;
+
+BwshUserConfig *bwsh_user_config_free (BwshUserConfig *uc);
+
+/* Parse the overlay from memory.  Bad entries are warned about in @diag
+ * (file, line, column and the entry) and skipped; a document that is not
+ * JSON, or not an object, fails with -EINVAL and a position in @err. */
+int bwsh_user_config_parse (const char *buf, size_t len, const char *filename,
+                            BwshUserConfig **ret, BwshDiag *diag, BwshError *err);
+
+/* Read @path safely as @uid (see bwsh_read_file_checked) and parse it.
+ * A missing file gives an empty overlay and returns 0.  A file that exists
+ * but is unsafe or broken gives an empty overlay, a warning in @diag, and 0:
+ * the seed's "bad file means no additions".  Only allocation failure fails. */
+int bwsh_user_config_load (const char *path, uid_t uid, BwshUserConfig **ret, BwshDiag *diag,
+                           BwshError *err);
+
+/* -------------------------------------------------------------------- plan */
+
+typedef enum
+{
+  BWSH_MOUNT_TMPFS,
+  BWSH_MOUNT_RO_BIND,
+  BWSH_MOUNT_BIND,
+  BWSH_MOUNT_DEV,
+  BWSH_MOUNT_DEV_BIND,
+  BWSH_MOUNT_PROC,
+  BWSH_MOUNT_SYMLINK,  /* src is the link target */
+  BWSH_MOUNT_DIR,
+  BWSH_MOUNT_REMOUNT_RO,
+} BwshMountKind;
+
+typedef enum
+{
+  BWSH_VERDICT_ACCEPTED,
+  BWSH_VERDICT_REFUSED,   /* invalid or against policy */
+  BWSH_VERDICT_SKIPPED,   /* source missing */
+  BWSH_VERDICT_DISABLED,  /* a default the user disabled */
+  BWSH_VERDICT_SHADOWED,  /* same destination from a higher origin */
+  BWSH_VERDICT_COALESCED, /* already covered by an identical parent bind */
+} BwshVerdict;
+
+typedef struct BwshMount
+{
+  BwshMountKind kind;
+  char *src;        /* as written (normalised); for binds the resolved path after resolve */
+  char *dest;
+  BwshSource from;
+  BwshVerdict verdict;
+  char *reason;     /* NULL when accepted without remark */
+  uint64_t size;    /* tmpfs only, 0 = default */
+  int fd;           /* O_PATH fd of the validated source, or -1 */
+  bool optional;    /* a missing source is skipped, not fatal */
+} BwshMount;
+
+typedef struct BwshPlan
+{
+  BwshMount *mounts;
+  size_t n_mounts;
+  size_t cap_mounts;
+  char **env;        /* "KEY=VALUE", NULL-terminated */
+  size_t n_env;
+  char *chdir;
+  char *hostname;
+  char *shell;       /* inner shell */
+  char *home;
+  char *project_dir;
+  bool unshare_net;
+  int64_t rlimit_core;
+  int64_t rlimit_nproc;
+  int64_t rlimit_nofile;
+  size_t n_refused;
+  bool strict;
+  BwshDiag diag;     /* one warning per refusal/skip, "PATH: reason" */
+  const BwshPolicy *policy; /* borrowed, for explain */
+} BwshPlan;
+
+BwshPlan *bwsh_plan_free (BwshPlan *p);
+
+/* The pure part: identity, policy and overlay to a plan with verdicts.  No
+ * filesystem access beyond reading /etc/resolv.conf's link and probing the
+ * host's /bin,/lib* layout.  @envp is the caller's environment, filtered
+ * through the allow-list. */
+int bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc,
+                     char *const *envp, BwshPlan **ret, BwshError *err);
+
+/* The I/O part, run as the user: resolve each accepted bind's source,
+ * re-check the resolved path against the same rules, open it with
+ * bwsh_open_path_nofollow() and keep the fd.  A missing source becomes
+ * SKIPPED with a warning; a resolved path that breaks a rule becomes REFUSED.
+ * In strict mode any refusal fails with -EPERM. */
+int bwsh_plan_resolve (BwshPlan *p, BwshError *err);
+
+/* A stable digest of what the plan does (mounts with verdicts, namespaces,
+ * environment names, limits): 64 hex characters plus NUL. */
+void bwsh_plan_digest (const BwshPlan *p, char ret_hex[65]);
+
+/* SHA-256 of @data as 64 lowercase hex characters plus NUL (FIPS 180-4). */
+void bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65]);
+
+/* ------------------------------------------------------------------ render */
+
+typedef struct BwshArgv
+{
+  char **v;   /* NULL-terminated */
+  size_t n;
+  size_t cap;
+} BwshArgv;
+
+int bwsh_argv_add (BwshArgv *a, const char *s);
+void bwsh_argv_clear (BwshArgv *a);
+
+typedef enum
+{
+  BWSH_RENDER_FDS = 0,  /* --ro-bind-fd N: what bwsh execs */
+  BWSH_RENDER_PATHS,    /* --ro-bind SRC: a command an administrator can run */
+} BwshRenderMode;
+
+/* The bwrap options of the plan (everything that goes into --args), without
+ * "--" and the command.  @seccomp_fd < 0 leaves out --seccomp. */
+int bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, BwshArgv *ret);
+
+/* The inner command after "--": shell, and its -l / -c CMD NAME ARGS. */
+typedef struct BwshCommand
+{
+  bool login;
+  bool has_command;
+  const char *command;     /* -c CMD */
+  char *const *args;       /* NAME ARGS..., may be NULL */
+  size_t n_args;
+} BwshCommand;
+
+int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret);
+
+/* Serialise @opts NUL-separated, as bwrap's --args expects. */
+int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
+
+/* Shell-quote one word for display, the way a POSIX sh reads it back. */
+char *bwsh_shell_quote (const char *s);
+
+/* Human and JSON explanations. */
+int bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret);
+int bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, char **ret);
+
+const char *bwsh_mount_kind_to_string (BwshMountKind k);
+const char *bwsh_verdict_to_string (BwshVerdict v);
+const char *bwsh_origin_to_string (BwshOrigin o);
+
+/* ----------------------------------------------------------------- seccomp */
+
+/* Build the session filter with libseccomp and export it as BPF into a
+ * sealed memfd positioned at 0, ready for bwrap --seccomp FD.  The fd is
+ * O_CLOEXEC; the caller clears that for the exec. */
+int bwsh_seccomp_build_fd (int *ret_fd, BwshError *err);
+
+/* --------------------------------------------------------------- landlock */
+
+typedef struct BwshLandlockReport
+{
+  int abi;                 /* 0 = unavailable */
+  bool scoped_abstract;
+  bool scoped_signal;
+  bool tcp_connect;
+  bool tcp_bind;
+  char missing[256];       /* what best_effort left out, "" when nothing */
+} BwshLandlockReport;
+
+/* Apply the policy's Landlock ruleset to the calling thread (just before the
+ * exec of bwrap).  -EOPNOTSUPP when required and unavailable. */
+int bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, BwshError *err);
+int bwsh_landlock_probe (const BwshPolicy *pol, BwshLandlockReport *ret_report);
+
+/* ---------------------------------------------------------------- launcher */
+
+/* Everything between plan and exec, shared by bwsh and tests: build the
+ * seccomp filter, write the --args blob into a memfd, apply rlimits and
+ * Landlock, and execve() bwrap with an empty environment.  Returns only on
+ * failure. */
+int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path,
+                    BwshError *err);
+
+/* Compile-time paths (config.h), exposed for bwshctl. */
+const char *bwsh_bwrap_path (void);
+const char *bwsh_policy_path (void);

@@ -1,0 +1,163 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* From a resolved plan to the exec of bwrap.  The last step of every session. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+const char *
+bwsh_bwrap_path (void)
+{
+  return BWSH_BWRAP_PATH;
+}
+
+const char *
+bwsh_policy_path (void)
+{
+  return BWSH_POLICY_PATH;
+}
+
+static int
+clear_cloexec (int fd)
+{
+  int flags = fcntl (fd, F_GETFD);
+
+  if (flags < 0 || fcntl (fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+    return -errno;
+  return 0;
+}
+
+/* The --args blob goes through a sealed memfd: no size limit of a pipe to
+ * deadlock on, nothing on disk, and /proc/1/cmdline inside the sandbox
+ * shows "--args N" instead of every mount. */
+static int
+blob_fd (const char *blob, size_t len, int *ret_fd)
+{
+  _cleanup_close_ int fd = -1;
+  size_t off = 0;
+
+  fd = memfd_create ("bwsh-args", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return -errno;
+  while (off < len)
+    {
+      ssize_t n = write (fd, blob + off, len - off);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -errno;
+        }
+      off += (size_t) n;
+    }
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+    return -errno;
+  if (lseek (fd, 0, SEEK_SET) < 0)
+    return -errno;
+  *ret_fd = steal_fd (&fd);
+  return 0;
+}
+
+static int
+set_limit (int resource, int64_t value, const char *name, BwshError *err)
+{
+  struct rlimit rl;
+
+  if (value == BWSH_RLIMIT_UNSET)
+    return 0;
+  rl.rlim_cur = rl.rlim_max = value == BWSH_RLIMIT_INFINITY ? RLIM_INFINITY : (rlim_t) value;
+  if (setrlimit (resource, &rl) < 0)
+    {
+      /* Lowering always works; raising past the hard limit may not.  Then
+       * keep the hard limit and set the soft one as close as allowed. */
+      struct rlimit cur;
+      if (getrlimit (resource, &cur) < 0)
+        return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot read the %s limit: %m", name);
+      if (cur.rlim_max != RLIM_INFINITY && (rl.rlim_max == RLIM_INFINITY || rl.rlim_max > cur.rlim_max))
+        {
+          rl.rlim_cur = rl.rlim_max = cur.rlim_max;
+          if (setrlimit (resource, &rl) == 0)
+            return 0;
+        }
+      return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot set the %s limit: %m", name);
+    }
+  return 0;
+}
+
+int
+bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path, BwshError *err)
+{
+  _cleanup_close_ int seccomp_fd = -1, args_fd = -1;
+  _cleanup_free_ char *blob = NULL;
+  BwshArgv opts = { 0 }, command = { 0 }, argv = { 0 };
+  BwshLandlockReport ll = { 0 };
+  char num[32];
+  size_t len;
+  char *empty_env[] = { NULL };
+  int r;
+
+  r = bwsh_seccomp_build_fd (&seccomp_fd, err);
+  if (r < 0)
+    goto out;
+
+  r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
+  if (r >= 0)
+    r = bwsh_render_command (p, cmd, &command);
+  if (r >= 0)
+    r = bwsh_render_blob (&opts, &blob, &len);
+  if (r >= 0)
+    r = blob_fd (blob, len, &args_fd);
+  if (r < 0)
+    {
+      bwsh_error_set (err, r, NULL, 0, 0, "cannot prepare the bwrap arguments: %s", strerror (-r));
+      goto out;
+    }
+
+  snprintf (num, sizeof num, "%d", args_fd);
+  if ((r = bwsh_argv_add (&argv, bwrap_path)) < 0 || (r = bwsh_argv_add (&argv, "--args")) < 0
+      || (r = bwsh_argv_add (&argv, num)) < 0)
+    goto out;
+  for (size_t i = 0; i < command.n; i++)
+    if ((r = bwsh_argv_add (&argv, command.v[i])) < 0)
+      goto out;
+
+  /* Only the fds bwrap is told about survive the exec; bwrap closes each
+   * once used, so none reaches the inner shell. */
+  if ((r = clear_cloexec (seccomp_fd)) < 0 || (r = clear_cloexec (args_fd)) < 0)
+    goto out;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].fd >= 0
+        && (r = clear_cloexec (p->mounts[i].fd)) < 0)
+      goto out;
+
+  if ((r = set_limit (RLIMIT_CORE, p->rlimit_core, "core", err)) < 0
+      || (r = set_limit (RLIMIT_NPROC, p->rlimit_nproc, "nproc", err)) < 0
+      || (r = set_limit (RLIMIT_NOFILE, p->rlimit_nofile, "nofile", err)) < 0)
+    goto out;
+
+  r = bwsh_landlock_apply (p->policy, &ll, err);
+  if (r < 0)
+    goto out;
+
+  /* An empty environment: bwrap sets the sandbox's own with --setenv, and
+   * nothing the caller had (LD_PRELOAD, say) acts on bwrap itself. */
+  execve (bwrap_path, argv.v, empty_env);
+  r = -errno;
+  bwsh_error_set (err, r, NULL, 0, 0, "cannot execute %s: %s", bwrap_path, strerror (errno));
+out:
+  if (r == -ENOMEM)
+    bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+  bwsh_argv_clear (&opts);
+  bwsh_argv_clear (&command);
+  bwsh_argv_clear (&argv);
+  return r;
+}

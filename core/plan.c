@@ -1,0 +1,949 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The plan: identity x policy x user overlay -> a mount table with verdicts.
+ *
+ * bwsh_plan_build() decides from the inputs alone (plus two lstat()s of the
+ * host layout), so it can be tested and explained without root.  Then
+ * bwsh_plan_resolve() runs as the user, resolves every bind source, checks
+ * the resolved path against the same rules and opens it O_PATH|O_NOFOLLOW:
+ * bwrap gets the fd, never a path that could be swapped after the check.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+/* Destinations the user can never disable or mount over: without them the
+ * sandbox either does not start or stops being one (the seed let users
+ * disable /usr and /etc, and the shell then ran from whatever was left). */
+static const char *const critical_dests[] = { "/", "/dev", "/proc", "/usr", "/etc" };
+
+/* Variables passed through from the caller's environment. */
+static const char *const env_allow_default[] = {
+  "TERM", "LANG", "LC_*", "TZ", "COLORTERM", "SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY",
+};
+
+static void
+mount_clear (BwshMount *m)
+{
+  free (m->src);
+  free (m->dest);
+  free (m->reason);
+  free (m->from.file);
+  if (m->fd >= 0)
+    close (m->fd);
+}
+
+BwshPlan *
+bwsh_plan_free (BwshPlan *p)
+{
+  if (p == NULL)
+    return NULL;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    mount_clear (&p->mounts[i]);
+  free (p->mounts);
+  for (size_t i = 0; i < p->n_env; i++)
+    free (p->env[i]);
+  free (p->env);
+  free (p->chdir);
+  free (p->hostname);
+  free (p->shell);
+  free (p->home);
+  free (p->project_dir);
+  bwsh_diag_clear (&p->diag);
+  free (p);
+  return NULL;
+}
+
+static void
+plan_freep (BwshPlan **p)
+{
+  bwsh_plan_free (*p);
+}
+
+static int
+set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  if (r < 0)
+    return -ENOMEM;
+  free (m->reason);
+  m->reason = s;
+  m->verdict = v;
+  return 0;
+}
+
+/* Append a mount.  @src may be NULL.  Returns the index or -errno. */
+static ssize_t
+add_mount (BwshPlan *p, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from)
+{
+  BwshMount *m;
+
+  if (p->n_mounts == p->cap_mounts)
+    {
+      size_t cap = p->cap_mounts == 0 ? 32 : p->cap_mounts * 2;
+      BwshMount *n = realloc (p->mounts, cap * sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      p->mounts = n;
+      p->cap_mounts = cap;
+    }
+  m = &p->mounts[p->n_mounts];
+  *m = (BwshMount) { .kind = kind, .fd = -1, .verdict = BWSH_VERDICT_ACCEPTED };
+  if (from != NULL)
+    m->from = *from;
+  m->from.file = NULL;
+  if ((src != NULL && (m->src = strdup (src)) == NULL) || (m->dest = strdup (dest)) == NULL
+      || (from != NULL && from->file != NULL && (m->from.file = strdup (from->file)) == NULL))
+    {
+      mount_clear (m);
+      return -ENOMEM;
+    }
+  return (ssize_t) p->n_mounts++;
+}
+
+static const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
+
+/* "FILE:LINE:COL: " for a diagnostic about @from, or "" for defaults. */
+static void
+format_from (const BwshSource *from, char *buf, size_t size)
+{
+  if (from->file == NULL)
+    buf[0] = '\0';
+  else if (from->line > 0 && from->column > 0)
+    snprintf (buf, size, "%s:%d:%d: ", from->file, from->line, from->column);
+  else if (from->line > 0)
+    snprintf (buf, size, "%s:%d: ", from->file, from->line);
+  else
+    snprintf (buf, size, "%s: ", from->file);
+}
+
+/* Mark @m refused (or skipped) and add the one-line warning. */
+static int
+refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
+{
+  _cleanup_free_ char *reason = NULL, *esc = NULL;
+  char where[4200];
+  va_list ap;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&reason, fmt, ap);
+  va_end (ap);
+  if (r < 0)
+    return -ENOMEM;
+  format_from (&m->from, where, sizeof where);
+  esc = bwsh_escape (what, strlen (what));
+  if (esc == NULL)
+    return -ENOMEM;
+  r = bwsh_diag_add (&p->diag, "%s%s: %s", where, esc, reason);
+  if (r < 0)
+    return r;
+  if (v == BWSH_VERDICT_REFUSED)
+    p->n_refused++;
+  free (m->reason);
+  m->reason = steal_pointer (&reason);
+  m->verdict = v;
+  return 0;
+}
+
+typedef struct
+{
+  const BwshIdentity *id;
+  const BwshPolicy *pol;
+  BwshPlan *p;
+  /* expanded templates */
+  char **rw_ceilings;
+  size_t n_rw;
+  char **ro_ceilings;
+  size_t n_ro;
+  char **protected_paths;
+  size_t n_protected;
+  char **locked;
+  size_t n_locked;
+} Ctx;
+
+static void
+strv_free (char **v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
+ctx_clear (Ctx *c)
+{
+  strv_free (c->rw_ceilings, c->n_rw);
+  strv_free (c->ro_ceilings, c->n_ro);
+  strv_free (c->protected_paths, c->n_protected);
+  strv_free (c->locked, c->n_locked);
+}
+
+static int
+expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err)
+{
+  char **v = calloc (l->n + 1, sizeof (char *));
+
+  if (v == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < l->n; i++)
+    {
+      int r = bwsh_path_expand (l->items[i].src, home, &v[i]);
+      if (r < 0)
+        {
+          strv_free (v, i);
+          return bwsh_error_set (err, r, l->items[i].from.file, l->items[i].from.line, 0,
+                                 "invalid path template \"%s\"", l->items[i].src);
+        }
+    }
+  *ret = v;
+  *ret_n = l->n;
+  return 0;
+}
+
+static bool
+under_any (const char *path, char *const *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (bwsh_path_has_prefix (path, v[i]))
+      return true;
+  return false;
+}
+
+static bool
+is_critical (const char *dest)
+{
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (critical_dests); i++)
+    if (strcmp (dest, critical_dests[i]) == 0)
+      return true;
+  return false;
+}
+
+static bool
+is_locked (const Ctx *c, const char *dest)
+{
+  if (is_critical (dest))
+    return true;
+  for (size_t i = 0; i < c->n_locked; i++)
+    if (strcmp (dest, c->locked[i]) == 0)
+      return true;
+  return false;
+}
+
+/* The rules for one path as the user wrote it or as it resolved.  Returns
+ * NULL when fine, else the reason. */
+static const char *
+check_path_rules (const Ctx *c, const char *path, bool rw, bool is_source)
+{
+  if (bwsh_path_is_forbidden (path))
+    return "/, /proc, /dev, /sys and paths under them cannot be bound";
+  if (rw)
+    {
+      if (!under_any (path, c->rw_ceilings, c->n_rw))
+        return "read-write binds are only allowed under the read-write ceilings (by default $HOME)";
+      if (under_any (path, c->protected_paths, c->n_protected))
+        return "is a protected path and never writable inside the sandbox";
+    }
+  else if (is_source && c->n_ro > 0 && !under_any (path, c->ro_ceilings, c->n_ro))
+    return "read-only binds are only allowed under the policy's read-only ceilings";
+  return NULL;
+}
+
+/* ------------------------------------------------------------ the default */
+
+static int
+add_host_layout (Ctx *c)
+{
+  /* On merged-/usr hosts /bin, /sbin and /lib* are symlinks into /usr; copy
+   * them as symlinks.  Elsewhere they are directories: bind them read-only. */
+  static const char *const dirs[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (dirs); i++)
+    {
+      struct stat st;
+      ssize_t idx;
+
+      if (lstat (dirs[i], &st) < 0)
+        continue;
+      if (S_ISLNK (st.st_mode))
+        {
+          char target[PATH_MAX];
+          ssize_t n = readlink (dirs[i], target, sizeof target - 1);
+          if (n <= 0)
+            continue;
+          target[n] = '\0';
+          idx = add_mount (c->p, BWSH_MOUNT_SYMLINK, target, dirs[i], &default_source);
+        }
+      else if (S_ISDIR (st.st_mode))
+        idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &default_source);
+      else
+        continue;
+      if (idx < 0)
+        return (int) idx;
+    }
+  return 0;
+}
+
+static int
+add_run (Ctx *c)
+{
+  char target[PATH_MAX];
+  _cleanup_free_ char *dir = NULL;
+  ssize_t n, idx;
+
+  if (c->pol->run_mode == BWSH_RUN_HOST)
+    {
+      idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/run", "/run", &default_source);
+      if (idx < 0)
+        return (int) idx;
+      return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+                         "policy run = \"host\": host sockets under /run stay connectable");
+    }
+
+  idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
+  if (idx < 0)
+    return (int) idx;
+
+  /* systemd-resolved and NetworkManager keep resolv.conf under /run and
+   * point /etc/resolv.conf at it; bind just that directory so name
+   * resolution works without the rest of the host's /run. */
+  n = readlink ("/etc/resolv.conf", target, sizeof target - 1);
+  if (n <= 0)
+    return 0;
+  target[n] = '\0';
+  if (target[0] != '/')
+    {
+      _cleanup_free_ char *abs = NULL;
+      if (asprintf (&abs, "/etc/%s", target) < 0)
+        return -ENOMEM;
+      _cleanup_free_ char *resolved = realpath (abs, NULL);
+      if (resolved == NULL)
+        return 0;
+      snprintf (target, sizeof target, "%s", resolved);
+    }
+  if (bwsh_path_normalize (target, &dir) != BWSH_PATH_OK)
+    return 0;
+  if (!bwsh_path_has_prefix (dir, "/run") || strcmp (dir, "/run") == 0)
+    return 0;
+  *strrchr (dir, '/') = '\0';
+  if (strcmp (dir, "/run") == 0)
+    return 0;
+  idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, dir, dir, &default_source);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].optional = true;
+  return 0;
+}
+
+static int
+choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err)
+{
+  _cleanup_free_ char *def = NULL, *mine = NULL;
+  int r;
+
+  r = bwsh_path_expand (c->pol->project_dir, c->id->home, &def);
+  if (r < 0)
+    return bwsh_error_set (err, r, NULL, 0, 0, "invalid project directory \"%s\" in the policy",
+                           c->pol->project_dir);
+
+  if (uc != NULL && uc->project_dir != NULL)
+    {
+      char where[4200];
+      const char *why = NULL;
+
+      format_from (&uc->project_dir_from, where, sizeof where);
+      if (!c->pol->user_may_choose_project)
+        why = "the policy does not let users choose the project directory";
+      else if (bwsh_path_expand (uc->project_dir, c->id->home, &mine) < 0)
+        why = "not a valid absolute path (no \"..\", no control characters)";
+      else if (!bwsh_path_has_prefix (mine, c->id->home) || strcmp (mine, c->id->home) == 0)
+        why = "the project directory must lie under $HOME";
+      else
+        why = check_path_rules (c, mine, true, true);
+
+      if (why == NULL)
+        {
+          *ret = steal_pointer (&mine);
+          return 0;
+        }
+      _cleanup_free_ char *esc = bwsh_escape (uc->project_dir, strlen (uc->project_dir));
+      if (esc == NULL)
+        return -ENOMEM;
+      r = bwsh_diag_add (&c->p->diag, "%ssandboxProjectDir %s: %s (using the default)", where, esc, why);
+      if (r < 0)
+        return r;
+      c->p->n_refused++;
+    }
+  *ret = steal_pointer (&def);
+  return 0;
+}
+
+static int
+add_defaults (Ctx *c, const char *project)
+{
+  const BwshPolicy *pol = c->pol;
+  ssize_t idx;
+  int r;
+
+  idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/", &default_source);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].size = pol->root_tmpfs_size;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &default_source)) < 0)
+    return (int) idx;
+  r = add_host_layout (c);
+  if (r < 0)
+    return r;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &default_source)) < 0)
+    return (int) idx;
+  r = add_run (c);
+  if (r < 0)
+    return r;
+  if (pol->dev_mode == BWSH_DEV_HOST)
+    {
+      if ((idx = add_mount (c->p, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &default_source)) < 0)
+        return (int) idx;
+      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "policy dev = \"host\": every host device node");
+      if (r < 0)
+        return r;
+    }
+  else if ((idx = add_mount (c->p, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
+    return (int) idx;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
+    return (int) idx;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
+    return (int) idx;
+  c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, c->id->home, c->id->home, &default_source)) < 0)
+    return (int) idx;
+  if ((idx = add_mount (c->p, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
+    return (int) idx;
+  return 0;
+}
+
+/* ------------------------------------------------------------- additions */
+
+static ssize_t
+find_dest (const BwshPlan *p, const char *dest, size_t before)
+{
+  for (size_t i = 0; i < before; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && strcmp (p->mounts[i].dest, dest) == 0)
+      return (ssize_t) i;
+  return -1;
+}
+
+static int
+add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
+{
+  _cleanup_free_ char *src = NULL, *dst = NULL;
+  BwshPathStatus st;
+  const char *why;
+  ssize_t idx;
+  int r;
+
+  idx = add_mount (c->p, rw ? BWSH_MOUNT_BIND : BWSH_MOUNT_RO_BIND, b->src, b->dst ? b->dst : b->src, &b->from);
+  if (idx < 0)
+    return (int) idx;
+  BwshMount *m = &c->p->mounts[idx];
+  m->optional = true;
+
+  /* Policy binds may use "~"; the user's may not: the seed format is absolute paths. */
+  if (b->from.origin == BWSH_ORIGIN_POLICY)
+    {
+      if (bwsh_path_expand (b->src, c->id->home, &src) < 0
+          || bwsh_path_expand (b->dst ? b->dst : b->src, c->id->home, &dst) < 0)
+        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s: not a valid absolute path", what_list);
+    }
+  else
+    {
+      st = bwsh_path_normalize (b->src, &src);
+      if (st != BWSH_PATH_OK)
+        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s", bwsh_path_status_to_string (st));
+      st = bwsh_path_normalize (b->dst ? b->dst : b->src, &dst);
+      if (st != BWSH_PATH_OK)
+        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->dst, "destination %s", bwsh_path_status_to_string (st));
+    }
+  free (m->src);
+  free (m->dest);
+  m->src = steal_pointer (&src);
+  m->dest = steal_pointer (&dst);
+
+  if ((why = check_path_rules (c, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
+    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
+  if (bwsh_path_is_forbidden (m->dest) || is_critical (m->dest))
+    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest,
+                   "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced");
+  if (b->from.origin == BWSH_ORIGIN_USER && rw
+      && (why = check_path_rules (c, m->dest, true, false)) != NULL)
+    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "destination %s", why);
+
+  /* The same destination twice: the higher origin wins. */
+  idx = find_dest (c->p, m->dest, (size_t) (m - c->p->mounts));
+  if (idx >= 0)
+    {
+      BwshMount *old = &c->p->mounts[idx];
+      char where[4200];
+
+      if (old->from.origin > m->from.origin)
+        return refuse (c->p, m, BWSH_VERDICT_SHADOWED, m->dest, "also bound by the %s, which wins",
+                       bwsh_origin_to_string (old->from.origin));
+      format_from (&m->from, where, sizeof where);
+      r = set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
+                      bwsh_origin_to_string (m->from.origin));
+      if (r < 0)
+        return r;
+      _cleanup_free_ char *esc = bwsh_escape (m->dest, strlen (m->dest));
+      if (esc == NULL)
+        return -ENOMEM;
+      return bwsh_diag_add (&c->p->diag, "%s%s: replaces the %s bind on the same destination", where, esc,
+                            bwsh_origin_to_string (old->from.origin));
+    }
+  return 0;
+}
+
+static int
+apply_disable (Ctx *c, const BwshBindSpec *b)
+{
+  _cleanup_free_ char *dest = NULL, *esc = NULL;
+  char where[4200];
+  BwshPathStatus st;
+  const char *why = NULL;
+  bool found = false;
+
+  format_from (&b->from, where, sizeof where);
+  st = bwsh_path_normalize (b->src, &dest);
+  if (st != BWSH_PATH_OK)
+    why = bwsh_path_status_to_string (st);
+  else if (is_locked (c, dest))
+    why = "is locked and cannot be disabled";
+
+  if (why == NULL)
+    for (size_t i = 0; i < c->p->n_mounts; i++)
+      {
+        BwshMount *m = &c->p->mounts[i];
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || strcmp (m->dest, dest) != 0)
+          continue;
+        if (m->from.origin == BWSH_ORIGIN_POLICY)
+          {
+            why = "is set by the policy and cannot be disabled";
+            break;
+          }
+        if (m->from.origin != BWSH_ORIGIN_DEFAULT)
+          continue;
+        int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
+                            b->from.line);
+        if (r < 0)
+          return r;
+        found = true;
+      }
+
+  if (why == NULL && found)
+    return 0;
+  esc = bwsh_escape (b->src, strlen (b->src));
+  if (esc == NULL)
+    return -ENOMEM;
+  if (why == NULL)
+    return bwsh_diag_add (&c->p->diag, "%sdisabledDefaultBinds %s: no default bind has this destination (ignored)",
+                          where, esc);
+  c->p->n_refused++;
+  return bwsh_diag_add (&c->p->diag, "%sdisabledDefaultBinds %s: %s", where, esc, why);
+}
+
+/* A protected path below a read-write mount is bound again read-only, at
+ * its own path and at the path it resolves to, so neither name leads to a
+ * writable copy of the sandbox's own rules. */
+static int
+add_protected (Ctx *c)
+{
+  size_t n = c->p->n_mounts;
+
+  for (size_t i = 0; i < c->n_protected; i++)
+    {
+      const char *path = c->protected_paths[i];
+      _cleanup_free_ char *resolved = realpath (path, NULL);
+      const char *cands[2] = { path, resolved };
+
+      for (size_t k = 0; k < 2; k++)
+        {
+          const char *q = cands[k];
+          bool under_rw = false;
+          BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+          ssize_t idx;
+
+          if (q == NULL || (k == 1 && strcmp (q, path) == 0))
+            continue;
+          for (size_t j = 0; j < n; j++)
+            {
+              const BwshMount *m = &c->p->mounts[j];
+              if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND
+                  && bwsh_path_has_prefix (q, m->dest))
+                under_rw = true;
+            }
+          if (!under_rw)
+            continue;
+          if (access (q, F_OK) == 0)
+            idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, q, q, &from);
+          else
+            {
+              /* Missing: an empty read-only tmpfs keeps anyone from
+               * creating it inside. */
+              idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, q, &from);
+              if (idx >= 0)
+                idx = add_mount (c->p, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
+            }
+          if (idx < 0)
+            return (int) idx;
+          int r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
+          if (r < 0)
+            return r;
+        }
+    }
+  return 0;
+}
+
+/* Parents first: a child bind must never be hidden by a later parent bind.
+ * Stable, so that equal depths keep their order (tmpfs before remount-ro). */
+static void
+sort_by_depth (BwshPlan *p)
+{
+  for (size_t i = 1; i < p->n_mounts; i++)
+    {
+      BwshMount m = p->mounts[i];
+      size_t d = bwsh_path_depth (m.dest);
+      size_t j = i;
+
+      while (j > 0 && bwsh_path_depth (p->mounts[j - 1].dest) > d)
+        {
+          p->mounts[j] = p->mounts[j - 1];
+          j--;
+        }
+      p->mounts[j] = m;
+    }
+}
+
+static int
+enforce_mount_limit (Ctx *c)
+{
+  size_t accepted = 0;
+
+  for (size_t i = 0; i < c->p->n_mounts; i++)
+    {
+      BwshMount *m = &c->p->mounts[i];
+      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      if (++accepted <= c->pol->max_mounts || m->from.origin != BWSH_ORIGIN_USER)
+        continue;
+      int r = refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
+                      c->pol->max_mounts);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------ environment */
+
+static bool
+env_name_allowed (const BwshPolicy *pol, const char *name)
+{
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (env_allow_default); i++)
+    if (fnmatch (env_allow_default[i], name, 0) == 0)
+      return true;
+  for (size_t i = 0; i < pol->env_allow.n; i++)
+    if (fnmatch (pol->env_allow.items[i].src, name, 0) == 0)
+      return true;
+  return false;
+}
+
+static int
+env_add (BwshPlan *p, const char *name, const char *value)
+{
+  char **n = realloc (p->env, (p->n_env + 2) * sizeof (char *));
+
+  if (n == NULL)
+    return -ENOMEM;
+  p->env = n;
+  if (asprintf (&p->env[p->n_env], "%s=%s", name, value) < 0)
+    {
+      p->env[p->n_env] = NULL;
+      return -ENOMEM;
+    }
+  p->env[++p->n_env] = NULL;
+  return 0;
+}
+
+/* Variables that name the session are set from NSS and the policy; a
+ * caller's HOME=/ or SHELL=/tmp/evil never gets in. */
+static const char *const env_fixed[] = { "HOME", "USER", "LOGNAME", "SHELL", "PATH" };
+
+static int
+build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err)
+{
+  int r;
+
+  if ((r = env_add (p, "HOME", id->home)) < 0 || (r = env_add (p, "USER", id->name)) < 0
+      || (r = env_add (p, "LOGNAME", id->name)) < 0 || (r = env_add (p, "SHELL", pol->shell)) < 0
+      || (r = env_add (p, "PATH", "/usr/local/bin:/usr/bin:/bin")) < 0)
+    return r;
+
+  for (size_t i = 0; envp != NULL && envp[i] != NULL; i++)
+    {
+      const char *eq = strchr (envp[i], '=');
+      _cleanup_free_ char *name = NULL;
+      bool fixed = false;
+
+      if (eq == NULL || eq == envp[i])
+        continue;
+      name = strndup (envp[i], (size_t) (eq - envp[i]));
+      if (name == NULL)
+        return -ENOMEM;
+      for (size_t k = 0; k < BWSH_N_ELEMENTS (env_fixed); k++)
+        fixed = fixed || strcmp (name, env_fixed[k]) == 0;
+      if (fixed || !env_name_allowed (pol, name))
+        continue;
+      /* Refuse rather than truncate: a shortened value is a different one. */
+      if (strlen (eq + 1) > BWSH_ENV_VALUE_MAX)
+        return bwsh_error_set (err, -E2BIG, NULL, 0, 0,
+                               "environment variable %s is longer than %d bytes", name, BWSH_ENV_VALUE_MAX);
+      r = env_add (p, name, eq + 1);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* ------------------------------------------------------------------ build */
+
+int
+bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc, char *const *envp,
+                 BwshPlan **ret, BwshError *err)
+{
+  _cleanup_ (plan_freep) BwshPlan *p = NULL;
+  _cleanup_free_ char *project = NULL;
+  Ctx c = { .id = id, .pol = pol };
+  int r;
+
+  if (pol->shell == NULL || pol->shell[0] != '/')
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "the inner shell must be an absolute path");
+
+  p = calloc (1, sizeof *p);
+  if (p == NULL)
+    return -ENOMEM;
+  c.p = p;
+  p->policy = pol;
+  p->strict = pol->strict;
+  p->unshare_net = pol->net_mode == BWSH_NET_NONE;
+  p->rlimit_core = pol->rlimit_core;
+  p->rlimit_nproc = pol->rlimit_nproc;
+  p->rlimit_nofile = pol->rlimit_nofile;
+  if ((p->shell = strdup (pol->shell)) == NULL || (p->home = strdup (id->home)) == NULL
+      || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
+    return -ENOMEM;
+
+  if ((r = expand_list (&pol->rw_ceilings, id->home, &c.rw_ceilings, &c.n_rw, err)) < 0
+      || (r = expand_list (&pol->ro_ceilings, id->home, &c.ro_ceilings, &c.n_ro, err)) < 0
+      || (r = expand_list (&pol->protected_paths, id->home, &c.protected_paths, &c.n_protected, err)) < 0
+      || (r = expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)
+    goto out;
+
+  r = choose_project_dir (&c, pol->user_overlay_allowed ? uc : NULL, &project, err);
+  if (r < 0)
+    goto out;
+  if ((p->project_dir = strdup (project)) == NULL || (p->chdir = strdup (project)) == NULL)
+    {
+      r = -ENOMEM;
+      goto out;
+    }
+
+  r = add_defaults (&c, project);
+  if (r < 0)
+    goto out;
+
+  for (size_t i = 0; i < pol->ro_binds.n && r >= 0; i++)
+    r = add_bind (&c, &pol->ro_binds.items[i], false, "ro_binds");
+  for (size_t i = 0; i < pol->rw_binds.n && r >= 0; i++)
+    r = add_bind (&c, &pol->rw_binds.items[i], true, "rw_binds");
+
+  if (uc != NULL && pol->user_overlay_allowed)
+    {
+      for (size_t i = 0; i < uc->ro_binds.n && r >= 0; i++)
+        r = add_bind (&c, &uc->ro_binds.items[i], false, "additionalROBinds");
+      for (size_t i = 0; i < uc->rw_binds.n && r >= 0; i++)
+        r = add_bind (&c, &uc->rw_binds.items[i], true, "additionalBinds");
+      for (size_t i = 0; i < uc->disabled.n && r >= 0; i++)
+        r = apply_disable (&c, &uc->disabled.items[i]);
+    }
+  if (r < 0)
+    goto out;
+
+  r = add_protected (&c);
+  if (r < 0)
+    goto out;
+  sort_by_depth (p);
+  r = enforce_mount_limit (&c);
+  if (r < 0)
+    goto out;
+
+  r = build_env (id, pol, envp, p, err);
+  if (r < 0)
+    goto out;
+
+  *ret = steal_pointer (&p);
+  r = 0;
+out:
+  ctx_clear (&c);
+  if (r == -ENOMEM)
+    bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+  return r;
+}
+
+/* ---------------------------------------------------------------- resolve */
+
+static bool
+is_bind (BwshMountKind k)
+{
+  return k == BWSH_MOUNT_RO_BIND || k == BWSH_MOUNT_BIND || k == BWSH_MOUNT_DEV_BIND;
+}
+
+/* Drop a bind that an accepted parent bind of the same kind already shows
+ * identically: bwrap's cost grows with every mount. */
+static void
+coalesce (BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+      ssize_t parent = -1;
+
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin == BWSH_ORIGIN_POLICY)
+        continue;
+      /* The deepest mount before this one that covers its destination. */
+      for (size_t j = 0; j < i; j++)
+        {
+          const BwshMount *q = &p->mounts[j];
+          if (q->verdict == BWSH_VERDICT_ACCEPTED && bwsh_path_has_prefix (m->dest, q->dest)
+              && (parent < 0 || bwsh_path_depth (q->dest) >= bwsh_path_depth (p->mounts[parent].dest)))
+            parent = (ssize_t) j;
+        }
+      if (parent < 0)
+        continue;
+      const BwshMount *q = &p->mounts[parent];
+      if (q->kind != m->kind || q->src == NULL || !bwsh_path_has_prefix (m->src, q->src))
+        continue;
+      /* Same offset below both: dest - q.dest == src - q.src. */
+      const char *dtail = m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest));
+      const char *stail = m->src + (strcmp (q->src, "/") == 0 ? 0 : strlen (q->src));
+      if (strcmp (dtail, stail) != 0)
+        continue;
+      set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s", q->dest);
+      if (m->fd >= 0)
+        {
+          close (m->fd);
+          m->fd = -1;
+        }
+    }
+}
+
+int
+bwsh_plan_resolve (BwshPlan *p, BwshError *err)
+{
+  /* Rebuild the rule context for re-checking resolved sources. */
+  Ctx c = { .p = p, .pol = p->policy };
+  BwshIdentity fake = { .home = p->home };
+  int r = 0;
+
+  c.id = &fake;
+  if ((r = expand_list (&p->policy->rw_ceilings, p->home, &c.rw_ceilings, &c.n_rw, err)) < 0
+      || (r = expand_list (&p->policy->ro_ceilings, p->home, &c.ro_ceilings, &c.n_ro, err)) < 0
+      || (r = expand_list (&p->policy->protected_paths, p->home, &c.protected_paths, &c.n_protected, err)) < 0)
+    goto out;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+      _cleanup_free_ char *resolved = NULL;
+      const char *why;
+      int e;
+
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind))
+        continue;
+
+      resolved = realpath (m->src, NULL);
+      if (resolved == NULL)
+        {
+          e = errno;
+          if (e == ENOENT && m->optional)
+            {
+              r = refuse (p, m, BWSH_VERDICT_SKIPPED, m->src, "source does not exist (skipped)");
+              if (r < 0)
+                goto out;
+              continue;
+            }
+          if (m->from.origin == BWSH_ORIGIN_USER)
+            {
+              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "cannot resolve: %s", strerror (e));
+              if (r < 0)
+                goto out;
+              continue;
+            }
+          r = bwsh_error_set (err, -e, NULL, 0, 0, "%s: %s", m->src, strerror (e));
+          goto out;
+        }
+
+      /* The same rules again, on what the path really names. */
+      if (m->from.origin == BWSH_ORIGIN_USER
+          && (why = check_path_rules (&c, resolved, m->kind == BWSH_MOUNT_BIND, true)) != NULL)
+        {
+          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
+          if (r < 0)
+            goto out;
+          continue;
+        }
+
+      r = bwsh_open_path_nofollow (resolved, &m->fd);
+      if (r < 0)
+        {
+          if (m->from.origin == BWSH_ORIGIN_DEFAULT && !m->optional)
+            {
+              r = bwsh_error_set (err, r, NULL, 0, 0, "cannot open %s: %s", resolved, strerror (-r));
+              goto out;
+            }
+          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
+          if (r < 0)
+            goto out;
+          continue;
+        }
+      free (m->src);
+      m->src = steal_pointer (&resolved);
+    }
+
+  coalesce (p);
+
+  if (p->strict && p->n_refused > 0)
+    {
+      r = bwsh_error_set (err, -EPERM, NULL, 0, 0, "strict policy: %zu configuration entr%s refused",
+                          p->n_refused, p->n_refused == 1 ? "y was" : "ies were");
+      goto out;
+    }
+  r = 0;
+out:
+  ctx_clear (&c);
+  return r;
+}

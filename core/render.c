@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* The plan as bwrap arguments: what bwsh execs, and what explain shows. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+static int
+add2 (BwshArgv *a, const char *x, const char *y)
+{
+  int r = bwsh_argv_add (a, x);
+  return r < 0 ? r : bwsh_argv_add (a, y);
+}
+
+static int
+add3 (BwshArgv *a, const char *x, const char *y, const char *z)
+{
+  int r = add2 (a, x, y);
+  return r < 0 ? r : bwsh_argv_add (a, z);
+}
+
+static int
+render_mount (const BwshMount *m, BwshRenderMode mode, BwshArgv *a)
+{
+  char num[32];
+  bool by_fd = mode == BWSH_RENDER_FDS && m->fd >= 0;
+  int r;
+
+  if (by_fd)
+    snprintf (num, sizeof num, "%d", m->fd);
+
+  switch (m->kind)
+    {
+    case BWSH_MOUNT_TMPFS:
+      if (m->size > 0)
+        {
+          snprintf (num, sizeof num, "%" PRIu64, m->size);
+          r = add2 (a, "--size", num);
+          if (r < 0)
+            return r;
+        }
+      return add2 (a, "--tmpfs", m->dest);
+    case BWSH_MOUNT_RO_BIND:
+      return by_fd ? add3 (a, "--ro-bind-fd", num, m->dest) : add3 (a, "--ro-bind", m->src, m->dest);
+    case BWSH_MOUNT_BIND:
+      return by_fd ? add3 (a, "--bind-fd", num, m->dest) : add3 (a, "--bind", m->src, m->dest);
+    case BWSH_MOUNT_DEV_BIND:
+      /* bwrap has no --dev-bind-fd; the host /dev is the administrator's. */
+      return add3 (a, "--dev-bind", m->src, m->dest);
+    case BWSH_MOUNT_DEV:
+      return add2 (a, "--dev", m->dest);
+    case BWSH_MOUNT_PROC:
+      return add2 (a, "--proc", m->dest);
+    case BWSH_MOUNT_SYMLINK:
+      return add3 (a, "--symlink", m->src, m->dest);
+    case BWSH_MOUNT_DIR:
+      return add2 (a, "--dir", m->dest);
+    case BWSH_MOUNT_REMOUNT_RO:
+      return add2 (a, "--remount-ro", m->dest);
+    default:
+      return -EINVAL;
+    }
+}
+
+int
+bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, BwshArgv *ret)
+{
+  BwshArgv a = { 0 };
+  int r;
+
+  /* A fresh user namespace that cannot make another one (nested user
+   * namespaces were the way back to mount() and friends), plus every
+   * namespace that hides host state. */
+  static const char *const ns[] = {
+    "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+  };
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (ns); i++)
+    if ((r = bwsh_argv_add (&a, ns[i])) < 0)
+      goto fail;
+  if (p->unshare_net && (r = bwsh_argv_add (&a, "--unshare-net")) < 0)
+    goto fail;
+  if ((r = bwsh_argv_add (&a, "--disable-userns")) < 0 || (r = bwsh_argv_add (&a, "--die-with-parent")) < 0)
+    goto fail;
+  if (p->hostname != NULL && (r = add2 (&a, "--hostname", p->hostname)) < 0)
+    goto fail;
+
+  if ((r = bwsh_argv_add (&a, "--clearenv")) < 0)
+    goto fail;
+  for (size_t i = 0; i < p->n_env; i++)
+    {
+      _cleanup_free_ char *name = NULL;
+      const char *eq = strchr (p->env[i], '=');
+
+      name = strndup (p->env[i], (size_t) (eq - p->env[i]));
+      if (name == NULL)
+        {
+          r = -ENOMEM;
+          goto fail;
+        }
+      if ((r = add3 (&a, "--setenv", name, eq + 1)) < 0)
+        goto fail;
+    }
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      if (p->mounts[i].verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      if ((r = render_mount (&p->mounts[i], mode, &a)) < 0)
+        goto fail;
+    }
+
+  if (p->chdir != NULL && (r = add2 (&a, "--chdir", p->chdir)) < 0)
+    goto fail;
+  if (seccomp_fd >= 0)
+    {
+      char num[32];
+      snprintf (num, sizeof num, "%d", seccomp_fd);
+      if ((r = add2 (&a, "--seccomp", num)) < 0)
+        goto fail;
+    }
+  *ret = a;
+  return 0;
+fail:
+  bwsh_argv_clear (&a);
+  return r;
+}
+
+int
+bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
+{
+  BwshArgv a = { 0 };
+  int r;
+
+  /* "--" ends bwrap's options: whatever the user's command looks like
+   * ("--bind / /host" included) it is only ever the shell's argument. */
+  if ((r = bwsh_argv_add (&a, "--")) < 0 || (r = bwsh_argv_add (&a, p->shell)) < 0)
+    goto fail;
+  if (cmd->login && (r = bwsh_argv_add (&a, "-l")) < 0)
+    goto fail;
+  if (cmd->has_command)
+    {
+      if ((r = add2 (&a, "-c", cmd->command)) < 0)
+        goto fail;
+      for (size_t i = 0; i < cmd->n_args; i++)
+        if ((r = bwsh_argv_add (&a, cmd->args[i])) < 0)
+          goto fail;
+    }
+  *ret = a;
+  return 0;
+fail:
+  bwsh_argv_clear (&a);
+  return r;
+}
+
+int
+bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len)
+{
+  size_t len = 0, o = 0;
+  char *blob;
+
+  for (size_t i = 0; i < opts->n; i++)
+    len += strlen (opts->v[i]) + 1;
+  blob = malloc (len + 1);
+  if (blob == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < opts->n; i++)
+    {
+      size_t n = strlen (opts->v[i]) + 1;
+      memcpy (blob + o, opts->v[i], n);
+      o += n;
+    }
+  *ret_blob = blob;
+  *ret_len = len;
+  return 0;
+}
+
+char *
+bwsh_shell_quote (const char *s)
+{
+  size_t n = 2;
+  char *out, *o;
+  bool plain = s[0] != '\0';
+
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (strchr ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p) == NULL)
+        plain = false;
+      n += *p == '\'' ? 4 : 1;
+    }
+  if (plain)
+    return strdup (s);
+  out = o = malloc (n + 1);
+  if (out == NULL)
+    return NULL;
+  *o++ = '\'';
+  for (const char *p = s; *p != '\0'; p++)
+    {
+      if (*p == '\'')
+        {
+          memcpy (o, "'\\''", 4);
+          o += 4;
+        }
+      else
+        *o++ = *p;
+    }
+  *o++ = '\'';
+  *o = '\0';
+  return out;
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Opening files and directories that somebody else may control.
+ *
+ * The user is the adversary: their config may be a symlink to /etc/shadow,
+ * a FIFO that never yields, a device, a 1 GiB file, or a path whose parent
+ * is swapped for a symlink between our check and our use.  Everything here
+ * checks the object it opened (fstat on the fd), not the name it asked for.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+static const char *
+owner_rule_to_string (BwshOwnerRule rule)
+{
+  switch (rule)
+    {
+    case BWSH_OWNER_USER:
+      return "the user";
+    case BWSH_OWNER_ROOT:
+      return "root";
+    case BWSH_OWNER_ROOT_OR_USER:
+    default:
+      return "root or the user";
+    }
+}
+
+static bool
+owner_ok (const struct stat *st, BwshOwnerRule rule, uid_t uid)
+{
+  switch (rule)
+    {
+    case BWSH_OWNER_USER:
+      return st->st_uid == uid;
+    case BWSH_OWNER_ROOT:
+      return st->st_uid == 0;
+    case BWSH_OWNER_ROOT_OR_USER:
+    default:
+      return st->st_uid == 0 || st->st_uid == uid;
+    }
+}
+
+static const char *
+file_type_name (mode_t mode)
+{
+  if (S_ISDIR (mode))
+    return "a directory";
+  if (S_ISFIFO (mode))
+    return "a FIFO";
+  if (S_ISSOCK (mode))
+    return "a socket";
+  if (S_ISCHR (mode) || S_ISBLK (mode))
+    return "a device";
+  if (S_ISLNK (mode))
+    return "a symbolic link";
+  return "not a regular file";
+}
+
+int
+bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t max_size,
+                        char **ret_data, size_t *ret_len, BwshError *err)
+{
+  _cleanup_close_ int fd = -1;
+  _cleanup_free_ char *data = NULL;
+  struct stat st;
+  size_t len = 0;
+
+  /* O_NONBLOCK: a FIFO must not stall a login; O_NOFOLLOW: the name must be
+   * the file, not a link to one the user could not otherwise read. */
+  fd = open (path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    {
+      int e = errno;
+      if (e == ENOENT)
+        return -ENOENT; /* callers decide whether absence is an error */
+      if (e == ELOOP)
+        return bwsh_error_set (err, -ELOOP, path, 0, 0, "is a symbolic link (refused)");
+      return bwsh_error_set (err, -e, path, 0, 0, "cannot open: %s", strerror (e));
+    }
+  if (fstat (fd, &st) < 0)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat: %s", strerror (errno));
+  if (!S_ISREG (st.st_mode))
+    return bwsh_error_set (err, -EINVAL, path, 0, 0, "is %s, not a regular file (refused)",
+                           file_type_name (st.st_mode));
+  if (!owner_ok (&st, rule, uid))
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "is owned by uid %u, not by %s (refused)",
+                           (unsigned) st.st_uid, owner_rule_to_string (rule));
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "is group- or world-writable (mode %04o, refused)",
+                           (unsigned) (st.st_mode & 07777));
+  /* A second name for the file means someone else may control its content
+   * through a path we never checked. */
+  if (rule == BWSH_OWNER_USER && st.st_nlink != 1)
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "has %lu hard links (refused)",
+                           (unsigned long) st.st_nlink);
+  if (st.st_size < 0 || (uint64_t) st.st_size > max_size)
+    return bwsh_error_set (err, -EFBIG, path, 0, 0, "is larger than %zu bytes (refused)", max_size);
+
+  data = malloc (max_size + 1);
+  if (data == NULL)
+    return -ENOMEM;
+  /* Read at most max_size + 1 bytes: the file may grow after fstat. */
+  while (len <= max_size)
+    {
+      ssize_t n = read (fd, data + len, max_size + 1 - len);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return bwsh_error_set (err, -errno, path, 0, 0, "cannot read: %s", strerror (errno));
+        }
+      if (n == 0)
+        break;
+      len += (size_t) n;
+    }
+  if (len > max_size)
+    return bwsh_error_set (err, -EFBIG, path, 0, 0, "is larger than %zu bytes (refused)", max_size);
+  data[len] = '\0';
+  *ret_data = steal_pointer (&data);
+  if (ret_len != NULL)
+    *ret_len = len;
+  return 0;
+}
+
+int
+bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err)
+{
+  _cleanup_free_ char *resolved = NULL;
+  _cleanup_close_ int dirfd = -1;
+  char *p, *next;
+
+  resolved = realpath (path, NULL);
+  if (resolved == NULL)
+    {
+      if (errno == ENOENT)
+        return -ENOENT;
+      return bwsh_error_set (err, -errno, path, 0, 0, "cannot resolve: %s", strerror (errno));
+    }
+
+  dirfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (dirfd < 0)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot open /: %s", strerror (errno));
+
+  /* Walk down from "/" so that every element is checked as the object we
+   * hold, and none of them can be a symlink placed there after realpath(). */
+  p = resolved;
+  for (;;)
+    {
+      _cleanup_close_ int fd = -1;
+      struct stat st;
+      bool last;
+
+      while (*p == '/')
+        p++;
+      next = strchr (p, '/');
+      last = next == NULL;
+      if (next != NULL)
+        *next = '\0';
+
+      if (*p == '\0')
+        fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+      else
+        fd = openat (dirfd, p, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        return bwsh_error_set (err, -errno, path, 0, 0, "cannot open %s: %s", resolved, strerror (errno));
+      if (fstat (fd, &st) < 0)
+        return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat %s: %s", resolved, strerror (errno));
+      if (S_ISLNK (st.st_mode))
+        return bwsh_error_set (err, -ELOOP, path, 0, 0, "%s changed while it was checked", resolved);
+
+      if (last)
+        {
+          if (!owner_ok (&st, rule, uid))
+            return bwsh_error_set (err, -EPERM, path, 0, 0, "is owned by uid %u, not by %s (refused)",
+                                   (unsigned) st.st_uid, owner_rule_to_string (rule));
+          if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+            return bwsh_error_set (err, -EPERM, path, 0, 0,
+                                   "is group- or world-writable (mode %04o, refused)",
+                                   (unsigned) (st.st_mode & 07777));
+          return 0;
+        }
+
+      /* A directory on the way must be as trusted as the file.  The one
+       * exception is a root-owned sticky directory such as /tmp: nobody but
+       * root and the owner of an entry can rename or remove it there, and
+       * the entry below is checked in its turn. */
+      if (!owner_ok (&st, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid))
+        return bwsh_error_set (err, -EPERM, path, 0, 0, "directory %s is owned by uid %u (refused)",
+                               *p == '\0' ? "/" : resolved, (unsigned) st.st_uid);
+      if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(st.st_uid == 0 && (st.st_mode & S_ISVTX)))
+        return bwsh_error_set (err, -EPERM, path, 0, 0,
+                               "directory %s is group- or world-writable (mode %04o, refused)",
+                               *p == '\0' ? "/" : resolved, (unsigned) (st.st_mode & 07777));
+
+      *next = '/';
+      p = next + 1;
+      close (dirfd);
+      dirfd = steal_fd (&fd);
+    }
+}
+
+int
+bwsh_open_path_nofollow (const char *resolved, int *ret_fd)
+{
+  _cleanup_free_ char *copy = NULL;
+  _cleanup_close_ int fd = -1;
+  char *save = NULL, *elem;
+
+  if (resolved == NULL || resolved[0] != '/')
+    return -EINVAL;
+  copy = strdup (resolved);
+  if (copy == NULL)
+    return -ENOMEM;
+
+  fd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+
+  for (elem = strtok_r (copy, "/", &save); elem != NULL; elem = strtok_r (NULL, "/", &save))
+    {
+      struct stat st;
+      int nfd;
+
+      if (strcmp (elem, ".") == 0 || strcmp (elem, "..") == 0)
+        return -EINVAL;
+      /* O_PATH|O_NOFOLLOW opens a symlink itself rather than failing, so
+       * the type check below is what refuses it. */
+      nfd = openat (fd, elem, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+      if (nfd < 0)
+        return -errno;
+      close (fd);
+      fd = nfd;
+      if (fstat (fd, &st) < 0)
+        return -errno;
+      if (S_ISLNK (st.st_mode))
+        return -ELOOP;
+    }
+  *ret_fd = steal_fd (&fd);
+  return 0;
+}
+
+int
+bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
+{
+  _cleanup_free_ char *copy = NULL;
+  _cleanup_close_ int fd = -1;
+  char *save = NULL, *elem;
+
+  if (!bwsh_path_has_prefix (path, home))
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0, "%s is not under the home directory %s", path, home);
+
+  /* The home directory itself is the administrator's choice (it may be a
+   * symlink on some systems); everything below it is the user's. */
+  fd = open (home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return bwsh_error_set (err, -errno, NULL, 0, 0, "home directory %s: %s", home, strerror (errno));
+
+  copy = strdup (path + strlen (home));
+  if (copy == NULL)
+    return -ENOMEM;
+  for (elem = strtok_r (copy, "/", &save); elem != NULL; elem = strtok_r (NULL, "/", &save))
+    {
+      int nfd;
+
+      if (mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
+        return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
+      nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (nfd < 0)
+        {
+          int e = errno;
+          if (e == ELOOP || e == ENOTDIR)
+            return bwsh_error_set (err, -e, NULL, 0, 0, "cannot create %s: an element is not a directory",
+                                   path);
+          return bwsh_error_set (err, -e, NULL, 0, 0, "cannot create %s: %s", path, strerror (e));
+        }
+      close (fd);
+      fd = nfd;
+    }
+  return 0;
+}

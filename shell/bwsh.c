@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bwsh: a login shell that starts the user's real shell inside bubblewrap.
+ *
+ * Modes, as a login shell is called by login, su and sshd:
+ *   -bwsh / bwsh -l        the inner shell runs as a login shell
+ *   bwsh -c CMD [NAME ARGS...]  exactly sh's -c
+ *   bwsh                   an interactive inner shell
+ *
+ * Every error before the exec of bwrap ends here with one "bwsh: ..." line
+ * and a non-zero exit.  There is no path to an unsandboxed shell.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "common.h"
+
+extern char **environ;
+
+static const char *user_name = "?";
+
+static void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
+
+static void
+die (const char *fmt, ...)
+{
+  char msg[2 * BWSH_MESSAGE_MAX + 4096];
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  fprintf (stderr, "bwsh: %s\n", msg);
+  syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user_name, msg);
+  exit (EXIT_FAILURE);
+}
+
+static void
+die_error (const char *what, const BwshError *err)
+{
+  char msg[sizeof err->file + BWSH_MESSAGE_MAX + 32];
+
+  bwsh_error_format (err, msg, sizeof msg);
+  die ("%s: %s", what, msg);
+}
+
+static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
+
+static void
+usage_error (const char *what, const char *arg)
+{
+  fprintf (stderr, "bwsh: %s: %s\nusage: bwsh [-l] [-c COMMAND [NAME [ARG...]]]\n", arg, what);
+  exit (2);
+}
+
+static void
+print_warnings (const BwshDiag *d)
+{
+  for (size_t i = 0; i < d->n; i++)
+    fprintf (stderr, "bwsh: warning: %s\n", d->lines[i]);
+}
+
+int
+main (int argc, char **argv)
+{
+  BwshSession s = { 0 };
+  BwshIdentity *id = NULL;
+  BwshCommand cmd = { 0 };
+  BwshError err = { 0 };
+  char digest[65];
+  const char *announced;
+  int r;
+
+  /* Nothing the caller left open may reach the sandbox: an inherited
+   * directory fd is a way back to the host's filesystem. */
+  if (close_range (3, ~0U, 0) < 0)
+    for (int fd = 3; fd < 1024; fd++)
+      close (fd);
+
+  openlog ("bwsh", LOG_PID, LOG_AUTHPRIV);
+
+  cmd.login = argv[0] != NULL && argv[0][0] == '-';
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i];
+      if (strcmp (a, "-l") == 0 || strcmp (a, "--login") == 0)
+        cmd.login = true;
+      else if (strcmp (a, "-c") == 0)
+        {
+          if (i + 1 >= argc)
+            usage_error ("option requires an argument", "-c");
+          cmd.has_command = true;
+          cmd.command = argv[i + 1];
+          /* sh -c CMD NAME ARGS: the rest is $0 $1 ..., whatever it looks like. */
+          cmd.args = &argv[i + 2];
+          cmd.n_args = (size_t) (argc - i - 2);
+          break;
+        }
+      else if (strcmp (a, "--version") == 0)
+        {
+          printf ("bwsh %s\n", BWSH_VERSION);
+          return 0;
+        }
+      else
+        usage_error ("unsupported argument", a);
+    }
+
+  if (getuid () != geteuid () || getgid () != getegid ())
+    die ("must not run setuid or setgid");
+
+  r = bwsh_identity_from_uid (getuid (), &id, &err);
+  if (r < 0)
+    die_error ("cannot identify the user", &err);
+  user_name = id->name;
+
+  r = bwsh_session_load (&s, id, NULL, NULL, environ, &err);
+  if (r < 0)
+    {
+      print_warnings (&s.diag);
+      die_error ("cannot build the sandbox", &err);
+    }
+  print_warnings (&s.diag);
+
+  {
+    struct stat st;
+    if (stat (s.plan->home, &st) < 0 || !S_ISDIR (st.st_mode))
+      die ("home directory %s does not exist", s.plan->home);
+  }
+  r = bwsh_mkdir_under_home (s.plan->home, s.plan->project_dir, &err);
+  if (r < 0)
+    die_error ("cannot create the project directory", &err);
+
+  r = bwsh_plan_resolve (s.plan, &err);
+  print_warnings (&s.plan->diag);
+  if (r < 0)
+    die_error ("cannot build the sandbox", &err);
+
+  /* pam_bwsh records the digest of the plan it checked; a different plan
+   * now means the configuration changed in between, or someone set it. */
+  bwsh_plan_digest (s.plan, digest);
+  announced = getenv ("BWSH_PLAN");
+  if (announced != NULL && strcmp (announced, digest) != 0)
+    syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
+            id->name, announced, digest);
+
+  r = bwsh_exec_plan (s.plan, &cmd, bwsh_bwrap_path (), &err);
+  die_error ("cannot start the sandbox", &err);
+  return r;
+}

@@ -111,8 +111,13 @@ typedef struct BwshIdentity
   char *name;
   char *home;   /* pw_dir, normalised */
   char *shell;  /* pw_shell, as in the passwd database */
-  char **groups; /* group names from getgrouplist(), NULL-terminated */
+  /* Group names.  Left NULL by the NSS constructors: getgrouplist() has to
+   * ask every NSS module (LDAP, SSSD, systemd...), which costs more than the
+   * rest of session start, so it runs only when a policy asks about a group.
+   * Tests may fill these by hand. */
+  char **groups;
   size_t n_groups;
+  struct BwshGroupCache *group_cache; /* filled on first bwsh_identity_in_group() */
 } BwshIdentity;
 
 /* Identity of @uid from NSS (getpwuid_r, getgrouplist), never the environment. */
@@ -120,6 +125,9 @@ int bwsh_identity_from_uid (uid_t uid, BwshIdentity **ret, BwshError *err);
 int bwsh_identity_from_name (const char *name, BwshIdentity **ret, BwshError *err);
 BwshIdentity *bwsh_identity_free (BwshIdentity *id);
 bool bwsh_identity_in_group (const BwshIdentity *id, const char *group);
+/* Load the group list now, so that an NSS failure refuses the session
+ * instead of silently skipping a restrictive group block.  Idempotent. */
+int bwsh_identity_load_groups (const BwshIdentity *id, BwshError *err);
 
 /* ----------------------------------------------------------- safe opening */
 
@@ -150,6 +158,10 @@ int bwsh_open_path_nofollow (const char *resolved, int *ret_fd);
 /* Create @path (an absolute path under @home) and its missing parents up to
  * @home with mode 0700, refusing to follow symlinks on the way. */
 int bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err);
+
+/* A memfd holding @data, sealed against any change and positioned at 0, so
+ * whoever holds the fd (bwrap) reads exactly what was written. O_CLOEXEC. */
+int bwsh_sealed_memfd (const char *name, const void *data, size_t len, int *ret_fd);
 
 /* ------------------------------------------------------------------ policy */
 
@@ -438,6 +450,12 @@ const char *bwsh_origin_to_string (BwshOrigin o);
  * sealed memfd positioned at 0, ready for bwrap --seccomp FD.  The fd is
  * O_CLOEXEC; the caller clears that for the exec. */
 int bwsh_seccomp_build_fd (int *ret_fd, BwshError *err);
+
+/* The same filter, compiled at build time by seccomp_gen and embedded: what
+ * a session uses.  Same fd contract as bwsh_seccomp_build_fd(). */
+int bwsh_seccomp_embedded_fd (int *ret_fd, BwshError *err);
+extern const unsigned char bwsh_seccomp_bpf[];
+extern const size_t bwsh_seccomp_bpf_len;
 
 /* --------------------------------------------------------------- landlock */
 

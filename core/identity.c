@@ -16,11 +16,31 @@
  * small; NGROUPS_MAX on Linux is 65536, so cap the retries there. */
 #define GROUPS_MAX 65536
 
+struct BwshGroupCache
+{
+  bool loaded;
+  int error;
+  char **names;
+  size_t n;
+};
+
+static void
+group_cache_free (struct BwshGroupCache *c)
+{
+  if (c == NULL)
+    return;
+  for (size_t i = 0; i < c->n; i++)
+    free (c->names[i]);
+  free (c->names);
+  free (c);
+}
+
 BwshIdentity *
 bwsh_identity_free (BwshIdentity *id)
 {
   if (id == NULL)
     return NULL;
+  group_cache_free (id->group_cache);
   free (id->name);
   free (id->home);
   free (id->shell);
@@ -38,7 +58,7 @@ identity_freep (BwshIdentity **id)
 }
 
 static int
-fill_groups (BwshIdentity *id, BwshError *err)
+fill_groups (const BwshIdentity *id, struct BwshGroupCache *cache, BwshError *err)
 {
   _cleanup_free_ gid_t *gids = NULL;
   _cleanup_free_ char *buf = NULL;
@@ -63,8 +83,8 @@ fill_groups (BwshIdentity *id, BwshError *err)
       n = want;
     }
 
-  id->groups = calloc ((size_t) n + 1, sizeof (char *));
-  if (id->groups == NULL)
+  cache->names = calloc ((size_t) n + 1, sizeof (char *));
+  if (cache->names == NULL)
     return -ENOMEM;
 
   bufsize = sysconf (_SC_GETGR_R_SIZE_MAX);
@@ -89,10 +109,10 @@ fill_groups (BwshIdentity *id, BwshError *err)
       /* A gid without a name cannot match a policy group block: skip it. */
       if (r != 0 || res == NULL)
         continue;
-      id->groups[id->n_groups] = strdup (gr.gr_name);
-      if (id->groups[id->n_groups] == NULL)
+      cache->names[cache->n] = strdup (gr.gr_name);
+      if (cache->names[cache->n] == NULL)
         return -ENOMEM;
-      id->n_groups++;
+      cache->n++;
     }
   return 0;
 }
@@ -101,7 +121,6 @@ static int
 identity_from_passwd (const struct passwd *pw, BwshIdentity **ret, BwshError *err)
 {
   _cleanup_ (identity_freep) BwshIdentity *id = NULL;
-  int r;
 
   id = calloc (1, sizeof *id);
   if (id == NULL)
@@ -117,9 +136,9 @@ identity_from_passwd (const struct passwd *pw, BwshIdentity **ret, BwshError *er
                            pw->pw_name);
   if (strcmp (id->home, "/") == 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "home directory of %s is /", pw->pw_name);
-  r = fill_groups (id, err);
-  if (r < 0)
-    return r;
+  id->group_cache = calloc (1, sizeof *id->group_cache);
+  if (id->group_cache == NULL)
+    return -ENOMEM;
   *ret = steal_pointer (&id);
   return 0;
 }
@@ -171,11 +190,36 @@ bwsh_identity_from_name (const char *name, BwshIdentity **ret, BwshError *err)
   return lookup (0, name, ret, err);
 }
 
+int
+bwsh_identity_load_groups (const BwshIdentity *id, BwshError *err)
+{
+  struct BwshGroupCache *c = id->group_cache;
+
+  if (c == NULL || id->groups != NULL)
+    return 0;
+  if (!c->loaded)
+    {
+      c->loaded = true;
+      c->error = fill_groups (id, c, err);
+      return c->error;
+    }
+  if (c->error < 0)
+    return bwsh_error_set (err, c->error, NULL, 0, 0, "cannot list the groups of %s", id->name);
+  return 0;
+}
+
 bool
 bwsh_identity_in_group (const BwshIdentity *id, const char *group)
 {
+  struct BwshGroupCache *c = id->group_cache;
+
   for (size_t i = 0; i < id->n_groups; i++)
     if (strcmp (id->groups[i], group) == 0)
+      return true;
+  if (c == NULL || bwsh_identity_load_groups (id, NULL) < 0)
+    return false;
+  for (size_t i = 0; i < c->n; i++)
+    if (strcmp (c->names[i], group) == 0)
       return true;
   return false;
 }

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -36,34 +35,15 @@ clear_cloexec (int fd)
   return 0;
 }
 
-/* The --args blob goes through a sealed memfd: no size limit of a pipe to
- * deadlock on, nothing on disk, and /proc/1/cmdline inside the sandbox
- * shows "--args N" instead of every mount. */
-static int
-blob_fd (const char *blob, size_t len, int *ret_fd)
+/* Here rather than in seccomp.c, so that bwsh does not pull libseccomp in
+ * at run time: the filter was compiled when bwsh was built. */
+int
+bwsh_seccomp_embedded_fd (int *ret_fd, BwshError *err)
 {
-  _cleanup_close_ int fd = -1;
-  size_t off = 0;
+  int r = bwsh_sealed_memfd ("bwsh-seccomp", bwsh_seccomp_bpf, bwsh_seccomp_bpf_len, ret_fd);
 
-  fd = memfd_create ("bwsh-args", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-  if (fd < 0)
-    return -errno;
-  while (off < len)
-    {
-      ssize_t n = write (fd, blob + off, len - off);
-      if (n < 0)
-        {
-          if (errno == EINTR)
-            continue;
-          return -errno;
-        }
-      off += (size_t) n;
-    }
-  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
-    return -errno;
-  if (lseek (fd, 0, SEEK_SET) < 0)
-    return -errno;
-  *ret_fd = steal_fd (&fd);
+  if (r < 0)
+    return bwsh_error_set (err, r, NULL, 0, 0, "seccomp: cannot prepare the filter: %s", strerror (-r));
   return 0;
 }
 
@@ -105,7 +85,7 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   char *empty_env[] = { NULL };
   int r;
 
-  r = bwsh_seccomp_build_fd (&seccomp_fd, err);
+  r = bwsh_seccomp_embedded_fd (&seccomp_fd, err);
   if (r < 0)
     goto out;
 
@@ -115,7 +95,10 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   if (r >= 0)
     r = bwsh_render_blob (&opts, &blob, &len);
   if (r >= 0)
-    r = blob_fd (blob, len, &args_fd);
+    /* The --args blob goes through a sealed memfd: no pipe buffer to
+     * deadlock on, nothing on disk, and /proc/1/cmdline inside the sandbox
+     * shows "--args N" instead of every mount. */
+    r = bwsh_sealed_memfd ("bwsh-args", blob, len, &args_fd);
   if (r < 0)
     {
       bwsh_error_set (err, r, NULL, 0, 0, "cannot prepare the bwrap arguments: %s", strerror (-r));

@@ -89,35 +89,6 @@ set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
   return 0;
 }
 
-/* Append a mount.  @src may be NULL.  Returns the index or -errno. */
-static ssize_t
-add_mount (BwshPlan *p, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from)
-{
-  BwshMount *m;
-
-  if (p->n_mounts == p->cap_mounts)
-    {
-      size_t cap = p->cap_mounts == 0 ? 32 : p->cap_mounts * 2;
-      BwshMount *n = realloc (p->mounts, cap * sizeof *n);
-      if (n == NULL)
-        return -ENOMEM;
-      p->mounts = n;
-      p->cap_mounts = cap;
-    }
-  m = &p->mounts[p->n_mounts];
-  *m = (BwshMount) { .kind = kind, .fd = -1, .verdict = BWSH_VERDICT_ACCEPTED };
-  if (from != NULL)
-    m->from = *from;
-  m->from.file = NULL;
-  if ((src != NULL && (m->src = strdup (src)) == NULL) || (m->dest = strdup (dest)) == NULL
-      || (from != NULL && from->file != NULL && (m->from.file = strdup (from->file)) == NULL))
-    {
-      mount_clear (m);
-      return -ENOMEM;
-    }
-  return (ssize_t) p->n_mounts++;
-}
-
 static const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
 
 /* "FILE:LINE:COL: " for a diagnostic about @from, or "" for defaults. */
@@ -163,11 +134,20 @@ refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *
   return 0;
 }
 
+/* Destination -> mount indices, so that merging N entries costs O(N). */
+typedef struct
+{
+  size_t *slots; /* index + 1, 0 = empty */
+  size_t cap;    /* power of two */
+  size_t n;
+} DestIndex;
+
 typedef struct
 {
   const BwshIdentity *id;
   const BwshPolicy *pol;
   BwshPlan *p;
+  DestIndex dests;
   /* expanded templates */
   char **rw_ceilings;
   size_t n_rw;
@@ -178,6 +158,116 @@ typedef struct
   char **locked;
   size_t n_locked;
 } Ctx;
+
+static size_t
+hash_path (const char *s)
+{
+  size_t h = 5381;
+
+  for (; *s != '\0'; s++)
+    h = h * 33 + (unsigned char) *s;
+  return h;
+}
+
+static int
+dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx)
+{
+  if ((d->n + 1) * 2 > d->cap)
+    {
+      size_t cap = d->cap == 0 ? 64 : d->cap * 2;
+      size_t *slots = calloc (cap, sizeof *slots);
+
+      if (slots == NULL)
+        return -ENOMEM;
+      for (size_t i = 0; i < d->cap; i++)
+        if (d->slots[i] != 0)
+          {
+            size_t k = hash_path (mounts[d->slots[i] - 1].dest) & (cap - 1);
+            while (slots[k] != 0)
+              k = (k + 1) & (cap - 1);
+            slots[k] = d->slots[i];
+          }
+      free (d->slots);
+      d->slots = slots;
+      d->cap = cap;
+    }
+  size_t k = hash_path (mounts[idx].dest) & (d->cap - 1);
+  while (d->slots[k] != 0)
+    k = (k + 1) & (d->cap - 1);
+  d->slots[k] = idx + 1;
+  d->n++;
+  return 0;
+}
+
+/* Call @fn on every mount whose destination is @dest, in insertion order
+ * is not guaranteed; callers that care pick by index. */
+#define FOREACH_DEST(c, dest, i)                                                                     \
+  for (size_t _k = (c)->dests.cap ? hash_path (dest) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
+       (c)->dests.cap && (c)->dests.slots[_k] != 0 && _n < (c)->dests.cap;                         \
+       _k = (_k + 1) & ((c)->dests.cap - 1), _n++)                                                   \
+    if ((i = (c)->dests.slots[_k] - 1, strcmp ((c)->p->mounts[i].dest, (dest)) == 0))
+
+/* Append a mount.  @src may be NULL.  Returns the index or -errno. */
+static ssize_t
+add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from)
+{
+  BwshPlan *p = c->p;
+  BwshMount *m;
+  int r;
+
+  if (p->n_mounts == p->cap_mounts)
+    {
+      size_t cap = p->cap_mounts == 0 ? 32 : p->cap_mounts * 2;
+      BwshMount *n = realloc (p->mounts, cap * sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      p->mounts = n;
+      p->cap_mounts = cap;
+    }
+  m = &p->mounts[p->n_mounts];
+  *m = (BwshMount) { .kind = kind, .fd = -1, .verdict = BWSH_VERDICT_ACCEPTED };
+  if (from != NULL)
+    m->from = *from;
+  m->from.file = NULL;
+  if ((src != NULL && (m->src = strdup (src)) == NULL) || (m->dest = strdup (dest)) == NULL
+      || (from != NULL && from->file != NULL && (m->from.file = strdup (from->file)) == NULL))
+    {
+      mount_clear (m);
+      return -ENOMEM;
+    }
+  r = dest_index_add (&c->dests, p->mounts, p->n_mounts);
+  if (r < 0)
+    {
+      mount_clear (m);
+      return r;
+    }
+  return (ssize_t) p->n_mounts++;
+}
+
+/* A bind's destination is only known after normalising what the user wrote. */
+static int
+set_dest (Ctx *c, size_t idx, char *dest)
+{
+  DestIndex *d = &c->dests;
+  size_t k = hash_path (c->p->mounts[idx].dest) & (d->cap - 1);
+
+  while (d->slots[k] != idx + 1)
+    k = (k + 1) & (d->cap - 1);
+  /* Remove by re-inserting the rest of the cluster (linear probing). */
+  d->slots[k] = 0;
+  d->n--;
+  for (size_t j = (k + 1) & (d->cap - 1); d->slots[j] != 0; j = (j + 1) & (d->cap - 1))
+    {
+      size_t v = d->slots[j];
+      d->slots[j] = 0;
+      d->n--;
+      if (dest_index_add (d, c->p->mounts, v - 1) < 0)
+        return -ENOMEM;
+    }
+  free (c->p->mounts[idx].dest);
+  c->p->mounts[idx].dest = dest;
+  return dest_index_add (d, c->p->mounts, idx);
+}
 
 static void
 strv_free (char **v, size_t n)
@@ -190,6 +280,7 @@ strv_free (char **v, size_t n)
 static void
 ctx_clear (Ctx *c)
 {
+  free (c->dests.slots);
   strv_free (c->rw_ceilings, c->n_rw);
   strv_free (c->ro_ceilings, c->n_ro);
   strv_free (c->protected_paths, c->n_protected);
@@ -289,10 +380,10 @@ add_host_layout (Ctx *c)
           if (n <= 0)
             continue;
           target[n] = '\0';
-          idx = add_mount (c->p, BWSH_MOUNT_SYMLINK, target, dirs[i], &default_source);
+          idx = add_mount (c, BWSH_MOUNT_SYMLINK, target, dirs[i], &default_source);
         }
       else if (S_ISDIR (st.st_mode))
-        idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &default_source);
+        idx = add_mount (c, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &default_source);
       else
         continue;
       if (idx < 0)
@@ -310,14 +401,14 @@ add_run (Ctx *c)
 
   if (c->pol->run_mode == BWSH_RUN_HOST)
     {
-      idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/run", "/run", &default_source);
+      idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/run", "/run", &default_source);
       if (idx < 0)
         return (int) idx;
       return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
                          "policy run = \"host\": host sockets under /run stay connectable");
     }
 
-  idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
+  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
   if (idx < 0)
     return (int) idx;
 
@@ -345,7 +436,7 @@ add_run (Ctx *c)
   *strrchr (dir, '/') = '\0';
   if (strcmp (dir, "/run") == 0)
     return 0;
-  idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, dir, dir, &default_source);
+  idx = add_mount (c, BWSH_MOUNT_RO_BIND, dir, dir, &default_source);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].optional = true;
@@ -402,51 +493,56 @@ add_defaults (Ctx *c, const char *project)
   ssize_t idx;
   int r;
 
-  idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/", &default_source);
+  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/", &default_source);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->root_tmpfs_size;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &default_source)) < 0)
     return (int) idx;
   r = add_host_layout (c);
   if (r < 0)
     return r;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &default_source)) < 0)
     return (int) idx;
   r = add_run (c);
   if (r < 0)
     return r;
   if (pol->dev_mode == BWSH_DEV_HOST)
     {
-      if ((idx = add_mount (c->p, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &default_source)) < 0)
+      if ((idx = add_mount (c, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &default_source)) < 0)
         return (int) idx;
       r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "policy dev = \"host\": every host device node");
       if (r < 0)
         return r;
     }
-  else if ((idx = add_mount (c->p, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
+  else if ((idx = add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
     return (int) idx;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
     return (int) idx;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->tmp_tmpfs_size;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, c->id->home, c->id->home, &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, c->id->home, c->id->home, &default_source)) < 0)
     return (int) idx;
-  if ((idx = add_mount (c->p, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
+  if ((idx = add_mount (c, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
     return (int) idx;
   return 0;
 }
 
 /* ------------------------------------------------------------- additions */
 
+/* The first accepted mount before @before with destination @dest. */
 static ssize_t
-find_dest (const BwshPlan *p, const char *dest, size_t before)
+find_dest (Ctx *c, const char *dest, size_t before)
 {
-  for (size_t i = 0; i < before; i++)
-    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && strcmp (p->mounts[i].dest, dest) == 0)
-      return (ssize_t) i;
-  return -1;
+  ssize_t best = -1;
+
+  FOREACH_DEST (c, dest, i)
+    {
+      if (i < before && c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && (best < 0 || (size_t) best > i))
+        best = (ssize_t) i;
+    }
+  return best;
 }
 
 static int
@@ -458,7 +554,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
   ssize_t idx;
   int r;
 
-  idx = add_mount (c->p, rw ? BWSH_MOUNT_BIND : BWSH_MOUNT_RO_BIND, b->src, b->dst ? b->dst : b->src, &b->from);
+  idx = add_mount (c, rw ? BWSH_MOUNT_BIND : BWSH_MOUNT_RO_BIND, b->src, b->dst ? b->dst : b->src, &b->from);
   if (idx < 0)
     return (int) idx;
   BwshMount *m = &c->p->mounts[idx];
@@ -481,9 +577,11 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
         return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->dst, "destination %s", bwsh_path_status_to_string (st));
     }
   free (m->src);
-  free (m->dest);
   m->src = steal_pointer (&src);
-  m->dest = steal_pointer (&dst);
+  r = set_dest (c, (size_t) idx, steal_pointer (&dst));
+  if (r < 0)
+    return r;
+  m = &c->p->mounts[idx];
 
   if ((why = check_path_rules (c, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
@@ -495,7 +593,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "destination %s", why);
 
   /* The same destination twice: the higher origin wins. */
-  idx = find_dest (c->p, m->dest, (size_t) (m - c->p->mounts));
+  idx = find_dest (c, m->dest, (size_t) (m - c->p->mounts));
   if (idx >= 0)
     {
       BwshMount *old = &c->p->mounts[idx];
@@ -535,10 +633,10 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
     why = "is locked and cannot be disabled";
 
   if (why == NULL)
-    for (size_t i = 0; i < c->p->n_mounts; i++)
+    FOREACH_DEST (c, dest, i)
       {
         BwshMount *m = &c->p->mounts[i];
-        if (m->verdict != BWSH_VERDICT_ACCEPTED || strcmp (m->dest, dest) != 0)
+        if (m->verdict != BWSH_VERDICT_ACCEPTED)
           continue;
         if (m->from.origin == BWSH_ORIGIN_POLICY)
           {
@@ -599,14 +697,14 @@ add_protected (Ctx *c)
           if (!under_rw)
             continue;
           if (access (q, F_OK) == 0)
-            idx = add_mount (c->p, BWSH_MOUNT_RO_BIND, q, q, &from);
+            idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
           else
             {
               /* Missing: an empty read-only tmpfs keeps anyone from
                * creating it inside. */
-              idx = add_mount (c->p, BWSH_MOUNT_TMPFS, NULL, q, &from);
+              idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, q, &from);
               if (idx >= 0)
-                idx = add_mount (c->p, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
+                idx = add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
             }
           if (idx < 0)
             return (int) idx;
@@ -619,23 +717,39 @@ add_protected (Ctx *c)
 }
 
 /* Parents first: a child bind must never be hidden by a later parent bind.
- * Stable, so that equal depths keep their order (tmpfs before remount-ro). */
-static void
+ * Ties keep their order (a tmpfs before its remount-ro), hence the index in
+ * the key: qsort() itself is not stable. */
+typedef struct
+{
+  size_t depth;
+  size_t index;
+} SortKey;
+
+static int
+cmp_sort_key (const void *a, const void *b)
+{
+  const SortKey *x = a, *y = b;
+
+  if (x->depth != y->depth)
+    return x->depth < y->depth ? -1 : 1;
+  return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static int
 sort_by_depth (BwshPlan *p)
 {
-  for (size_t i = 1; i < p->n_mounts; i++)
-    {
-      BwshMount m = p->mounts[i];
-      size_t d = bwsh_path_depth (m.dest);
-      size_t j = i;
+  _cleanup_free_ SortKey *keys = calloc (p->n_mounts + 1, sizeof *keys);
+  _cleanup_free_ BwshMount *sorted = calloc (p->n_mounts + 1, sizeof *sorted);
 
-      while (j > 0 && bwsh_path_depth (p->mounts[j - 1].dest) > d)
-        {
-          p->mounts[j] = p->mounts[j - 1];
-          j--;
-        }
-      p->mounts[j] = m;
-    }
+  if (keys == NULL || sorted == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    keys[i] = (SortKey) { bwsh_path_depth (p->mounts[i].dest), i };
+  qsort (keys, p->n_mounts, sizeof *keys, cmp_sort_key);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    sorted[i] = p->mounts[keys[i].index];
+  memcpy (p->mounts, sorted, p->n_mounts * sizeof *sorted);
+  return 0;
 }
 
 static int
@@ -796,7 +910,9 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   r = add_protected (&c);
   if (r < 0)
     goto out;
-  sort_by_depth (p);
+  r = sort_by_depth (p);
+  if (r < 0)
+    goto out;
   r = enforce_mount_limit (&c);
   if (r < 0)
     goto out;

@@ -14,6 +14,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -286,5 +287,34 @@ bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
       close (fd);
       fd = nfd;
     }
+  return 0;
+}
+
+int
+bwsh_sealed_memfd (const char *name, const void *data, size_t len, int *ret_fd)
+{
+  _cleanup_close_ int fd = -1;
+  const char *p = data;
+  size_t off = 0;
+
+  fd = memfd_create (name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+  if (fd < 0)
+    return -errno;
+  while (off < len)
+    {
+      ssize_t n = write (fd, p + off, len - off);
+      if (n < 0)
+        {
+          if (errno == EINTR)
+            continue;
+          return -errno;
+        }
+      off += (size_t) n;
+    }
+  if (fcntl (fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+    return -errno;
+  if (lseek (fd, 0, SEEK_SET) < 0)
+    return -errno;
+  *ret_fd = steal_fd (&fd);
   return 0;
 }

@@ -155,58 +155,73 @@ scan_to_key (Scanner *s, const char *key)
     }
 }
 
-/* Position @s on element @index of the array at @s. */
-static bool
-scan_to_index (Scanner *s, size_t index)
+/* Line and column (1-based, bytes) of offset @pos, counting from @from. */
+static void
+advance (const char *buf, size_t from, size_t pos, int *line, int *col)
 {
-  scan_ws (s);
-  if (s->pos >= s->len || s->buf[s->pos] != '[')
-    return false;
-  s->pos++;
-  for (size_t i = 0;; i++)
+  for (size_t i = from; i < pos; i++)
     {
-      scan_ws (s);
-      if (i == index)
-        return true;
-      if (!scan_value (s))
-        return false;
-      scan_ws (s);
-      if (s->pos >= s->len || s->buf[s->pos] != ',')
-        return false;
-      s->pos++;
+      if (buf[i] == '\n')
+        {
+          (*line)++;
+          *col = 1;
+        }
+      else
+        (*col)++;
     }
 }
 
-/* Line and column (1-based, bytes) of preferences[.sandboxBwrapMounts].KEY[INDEX]. */
+/* Line and column of preferences[.SECTION].KEY, or 0:0. */
 static void
-locate (const char *buf, size_t len, const char *section, const char *key, ssize_t index,
-        int *ret_line, int *ret_col)
+locate (const char *buf, size_t len, const char *section, const char *key, int *ret_line, int *ret_col)
 {
   Scanner s = { buf, len, 0 };
   int line = 1, col = 1;
 
   *ret_line = 0;
   *ret_col = 0;
-  if (!scan_to_key (&s, "preferences"))
+  if (!scan_to_key (&s, "preferences") || (section != NULL && !scan_to_key (&s, section))
+      || !scan_to_key (&s, key))
     return;
-  if (section != NULL && !scan_to_key (&s, section))
-    return;
-  if (!scan_to_key (&s, key))
-    return;
-  if (index >= 0 && !scan_to_index (&s, (size_t) index))
-    return;
-  for (size_t i = 0; i < s.pos && i < len; i++)
-    {
-      if (buf[i] == '\n')
-        {
-          line++;
-          col = 1;
-        }
-      else
-        col++;
-    }
+  advance (buf, 0, s.pos, &line, &col);
   *ret_line = line;
   *ret_col = col;
+}
+
+/* Positions of every element of the list preferences.sandboxBwrapMounts.KEY,
+ * in one pass, so that a large overlay costs linear time. */
+static int
+locate_elements (const char *buf, size_t len, const char *key, size_t n, int **ret_pos)
+{
+  Scanner s = { buf, len, 0 };
+  int line = 1, col = 1;
+  size_t last = 0;
+  int *pos = calloc (2 * n + 2, sizeof (int));
+
+  if (pos == NULL)
+    return -ENOMEM;
+  *ret_pos = pos;
+  if (!scan_to_key (&s, "preferences") || !scan_to_key (&s, "sandboxBwrapMounts") || !scan_to_key (&s, key))
+    return 0;
+  scan_ws (&s);
+  if (s.pos >= s.len || s.buf[s.pos] != '[')
+    return 0;
+  s.pos++;
+  for (size_t i = 0; i < n; i++)
+    {
+      scan_ws (&s);
+      advance (buf, last, s.pos, &line, &col);
+      last = s.pos;
+      pos[2 * i] = line;
+      pos[2 * i + 1] = col;
+      if (!scan_value (&s))
+        return 0;
+      scan_ws (&s);
+      if (s.pos >= s.len || s.buf[s.pos] != ',')
+        return 0;
+      s.pos++;
+    }
+  return 0;
 }
 
 typedef struct
@@ -219,13 +234,10 @@ typedef struct
 } Ctx;
 
 static int
-warn_entry (Ctx *c, const char *key, size_t index, const char *fmt, const char *detail)
+warn_entry (Ctx *c, const int *pos, const char *key, size_t index, const char *fmt, const char *detail)
 {
-  int line, col;
-
-  locate (c->buf, c->len, "sandboxBwrapMounts", key, (ssize_t) index, &line, &col);
-  return bwsh_diag_add (c->diag, "%s:%d:%d: %s[%zu]: %s%s (entry ignored)", c->file, line, col, key, index,
-                        fmt, detail != NULL ? detail : "");
+  return bwsh_diag_add (c->diag, "%s:%d:%d: %s[%zu]: %s%s (entry ignored)", c->file, pos[2 * index],
+                        pos[2 * index + 1], key, index, fmt, detail != NULL ? detail : "");
 }
 
 /* A string value without embedded NUL, or NULL. */
@@ -246,6 +258,7 @@ static int
 parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBindList *out)
 {
   json_t *list = json_object_get (mounts, key);
+  _cleanup_free_ int *pos = NULL;
   json_t *entry;
   size_t i;
   int r;
@@ -255,9 +268,12 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
   if (!json_is_array (list))
     {
       int line, col;
-      locate (c->buf, c->len, "sandboxBwrapMounts", key, -1, &line, &col);
+      locate (c->buf, c->len, "sandboxBwrapMounts", key, &line, &col);
       return bwsh_diag_add (c->diag, "%s:%d:%d: %s: expected a list (ignored)", c->file, line, col, key);
     }
+  r = locate_elements (c->buf, c->len, key, json_array_size (list), &pos);
+  if (r < 0)
+    return r;
 
   json_array_foreach (list, i, entry)
     {
@@ -266,7 +282,7 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
 
       if (c->n_entries >= BWSH_ENTRIES_MAX)
         {
-          r = warn_entry (c, key, i, "more than " "1024" " entries in the overlay", NULL);
+          r = warn_entry (c, pos, key, i, "more than " "1024" " entries in the overlay", NULL);
           if (r < 0)
             return r;
           break;
@@ -277,7 +293,7 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
           src = plain_string (entry);
           if (src == NULL)
             {
-              r = warn_entry (c, key, i, "path contains a NUL character", NULL);
+              r = warn_entry (c, pos, key, i, "path contains a NUL character", NULL);
               if (r < 0)
                 return r;
               continue;
@@ -294,7 +310,7 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
               if (strcmp (k, "src") != 0 && strcmp (k, "dst") != 0)
                 {
                   _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
-                  r = warn_entry (c, key, i, "unknown key ", esc);
+                  r = warn_entry (c, pos, key, i, "unknown key ", esc);
                   if (r < 0)
                     return r;
                   bad = true;
@@ -312,7 +328,7 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
             }
           if (src == NULL)
             {
-              r = warn_entry (c, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
+              r = warn_entry (c, pos, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
               if (r < 0)
                 return r;
               continue;
@@ -320,7 +336,7 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
         }
       else
         {
-          r = warn_entry (c, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
+          r = warn_entry (c, pos, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
                                                   : "expected a path",
                           NULL);
           if (r < 0)
@@ -328,7 +344,8 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
           continue;
         }
 
-      locate (c->buf, c->len, "sandboxBwrapMounts", key, (ssize_t) i, &from.line, &from.column);
+      from.line = pos[2 * i];
+      from.column = pos[2 * i + 1];
       r = bwsh_bind_list_add (out, src, dst, &from);
       if (r < 0)
         return r;
@@ -416,7 +433,7 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
   if (mounts != NULL && !json_is_object (mounts))
     {
       int line, col;
-      locate (buf, len, NULL, "sandboxBwrapMounts", -1, &line, &col);
+      locate (buf, len, NULL, "sandboxBwrapMounts", &line, &col);
       r = bwsh_diag_add (diag, "%s:%d:%d: sandboxBwrapMounts: must be an object (ignored)", filename, line,
                          col);
       if (r < 0)
@@ -457,7 +474,7 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
       int line, col;
       const char *s = plain_string (project);
 
-      locate (buf, len, NULL, "sandboxProjectDir", -1, &line, &col);
+      locate (buf, len, NULL, "sandboxProjectDir", &line, &col);
       if (s == NULL)
         {
           r = bwsh_diag_add (diag, "%s:%d:%d: sandboxProjectDir: expected a path without NUL characters (ignored)",

@@ -146,8 +146,9 @@ main (int argc, char **argv)
 
   /* pam_bwsh records the digest of the plan it checked; a different plan
    * now means the configuration changed in between, or someone set it. */
-  bwsh_plan_digest (s.plan, digest);
   announced = getenv ("BWSH_PLAN");
+  if (announced != NULL)
+    bwsh_plan_digest (s.plan, digest);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             id->name, announced, digest);

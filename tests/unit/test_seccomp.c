@@ -712,13 +712,36 @@ test_filter_memfd_sealed_against_rewrite (void **state)
   assert_int_equal (fcntl (fd, F_ADD_SEALS, 0), -1);
 }
 
+/* Sessions use the filter compiled at build time; every probe above runs
+ * against a fresh compile, so the two must be the same bytes. */
+static void
+test_embedded_filter_is_the_tested_filter (void **state)
+{
+  static unsigned char fresh[65536], embedded[65536];
+  ssize_t nf, ne;
+  int f = -1, e = -1;
+
+  (void) state;
+  assert_int_equal (bwsh_seccomp_build_fd (&f, NULL), 0);
+  assert_int_equal (bwsh_seccomp_embedded_fd (&e, NULL), 0);
+  nf = read (f, fresh, sizeof fresh);
+  ne = read (e, embedded, sizeof embedded);
+  assert_true (nf > 0);
+  assert_int_equal (nf, ne);
+  assert_memory_equal (fresh, embedded, (size_t) nf);
+  assert_int_equal (fcntl (e, F_GET_SEALS) & F_SEAL_WRITE, F_SEAL_WRITE);
+  close (f);
+  close (e);
+}
+
 int
 main (void)
 {
-  struct CMUnitTest tests[BWSH_N_ELEMENTS (probes) + 1];
+  struct CMUnitTest tests[BWSH_N_ELEMENTS (probes) + 2];
   size_t n = 0;
 
   tests[n++] = (struct CMUnitTest) cmocka_unit_test (test_filter_memfd_sealed_against_rewrite);
+  tests[n++] = (struct CMUnitTest) cmocka_unit_test (test_embedded_filter_is_the_tested_filter);
   for (size_t i = 0; i < BWSH_N_ELEMENTS (probes); i++)
     tests[n++] = (struct CMUnitTest) { probes[i].name, run_probe, NULL, NULL, (void *) &probes[i] };
 

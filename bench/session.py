@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""Session start, side by side: every command runs once per round, in a
+shuffled order, so that drift on a shared machine hits all of them alike.
+Prints the median wall time of each and the median of the paired ratios
+against the baseline."""
+import json, os, random, shlex, statistics, subprocess, sys, time
+
+def run_once(argv, pass_fds=(), env=None):
+    t0 = time.perf_counter_ns()
+    pid = os.posix_spawn(argv[0], argv, env if env is not None else os.environ,
+                         file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+                                       (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
+    _, status = os.waitpid(pid, 0)
+    dt = time.perf_counter_ns() - t0
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit("command failed: %s" % shlex.join(argv))
+    return dt
+
+def main():
+    spec = json.load(open(sys.argv[1]))
+    rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
+    cmds = spec["commands"]          # name -> argv
+    base = spec["baseline"]
+    for name, argv in cmds.items():  # warm caches
+        for _ in range(3):
+            run_once(argv)
+    times = {n: [] for n in cmds}
+    for _ in range(rounds):
+        order = list(cmds)
+        random.shuffle(order)
+        for n in order:
+            times[n].append(run_once(cmds[n]))
+    out = {}
+    print("%-34s %10s %10s" % ("command", "median ms", "ratio"))
+    for n in cmds:
+        med = statistics.median(times[n]) / 1e6
+        ratio = statistics.median(a / b for a, b in zip(times[n], times[base]))
+        out[n] = {"median_ms": round(med, 3), "paired_ratio_vs_" + base: round(ratio, 3)}
+        print("%-34s %10.3f %10.3f" % (n, med, ratio))
+    if len(sys.argv) > 3:
+        json.dump(out, open(sys.argv[3], "w"), indent=2)
+
+main()

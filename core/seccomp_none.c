@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* seccomp_gen runs before the filter exists: it links this empty one. */
+#include <stddef.h>
+
+extern const unsigned char bwsh_seccomp_bpf[];
+extern const size_t bwsh_seccomp_bpf_len;
+const unsigned char bwsh_seccomp_bpf[1] = { 0 };
+const size_t bwsh_seccomp_bpf_len = 0;

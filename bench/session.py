@@ -5,11 +5,18 @@ Prints the median wall time of each and the median of the paired ratios
 against the baseline."""
 import json, os, random, shlex, statistics, subprocess, sys, time
 
-def run_once(argv, pass_fds=(), env=None):
+def run_once(cmd):
+    """cmd: an argv list, or {"argv": [...], "open": {"9": "/file"}, "env": {...}}."""
+    if isinstance(cmd, list):
+        cmd = {"argv": cmd}
+    argv = cmd["argv"]
+    actions = [(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+               (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)]
+    for fd, path in cmd.get("open", {}).items():
+        actions.append((os.POSIX_SPAWN_OPEN, int(fd), path, os.O_RDONLY, 0))
+    env = cmd.get("env", os.environ)
     t0 = time.perf_counter_ns()
-    pid = os.posix_spawn(argv[0], argv, env if env is not None else os.environ,
-                         file_actions=[(os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-                                       (os.POSIX_SPAWN_OPEN, 1, "/dev/null", os.O_WRONLY, 0)])
+    pid = os.posix_spawn(argv[0], argv, env, file_actions=actions)
     _, status = os.waitpid(pid, 0)
     dt = time.perf_counter_ns() - t0
     if os.waitstatus_to_exitcode(status) != 0:

@@ -804,7 +804,7 @@ static int
 key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   static const EnumName names[] = { { "tmpfs", BWSH_RUN_TMPFS }, { "host", BWSH_RUN_HOST } };
-  int v, r;
+  int v = 0, r;
 
   (void) k;
   r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
@@ -818,7 +818,7 @@ static int
 key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   static const EnumName names[] = { { "minimal", BWSH_DEV_MINIMAL }, { "host", BWSH_DEV_HOST } };
-  int v, r;
+  int v = 0, r;
 
   (void) k;
   r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
@@ -832,7 +832,7 @@ static int
 key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   static const EnumName names[] = { { "shared", BWSH_NET_SHARED }, { "none", BWSH_NET_NONE } };
-  int v, r;
+  int v = 0, r;
 
   (void) k;
   r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
@@ -850,7 +850,7 @@ key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char 
     { "required", BWSH_LANDLOCK_REQUIRED },
     { "off", BWSH_LANDLOCK_OFF },
   };
-  int v, r;
+  int v = 0, r;
 
   (void) k;
   r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);

@@ -114,6 +114,24 @@ main (int argc, char **argv)
         usage_error ("unsupported argument", a);
     }
 
+  /* ForceCommand mode: sshd runs "$SHELL -c /usr/bin/bwsh" through the
+   * user's unchanged login shell, with the client's command, if any, in
+   * SSH_ORIGINAL_COMMAND.  sshd sets that variable only for forced
+   * commands, and as a login shell bwsh is always given -c or a "-" argv[0]
+   * by sshd, so honouring it here changes nothing else; whatever it holds
+   * runs inside the sandbox like any -c command. */
+  if (argc == 1 && !cmd.login)
+    {
+      const char *forced = getenv ("SSH_ORIGINAL_COMMAND");
+      if (forced != NULL)
+        {
+          cmd.has_command = true;
+          cmd.command = forced;
+        }
+      else if (getenv ("SSH_CONNECTION") != NULL)
+        cmd.login = true; /* what sshd gives an interactive login */
+    }
+
   if (getuid () != geteuid () || getgid () != getegid ())
     die ("must not run setuid or setgid");
 

@@ -263,7 +263,8 @@ typedef struct BwshPolicy
   BwshLandlockMode landlock;
   bool scope_abstract_unix;
   bool scope_signal;
-  BwshBindList tcp_connect;  /* port numbers as strings; empty = unrestricted */
+  BwshBindList tcp_connect;  /* port numbers as strings; meaningful when tcp_connect_set:
+                              * unset = unrestricted, set and empty = nothing allowed */
   BwshBindList tcp_bind;
   bool tcp_connect_set;
   bool tcp_bind_set;
@@ -389,8 +390,11 @@ int bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUs
  * In strict mode any refusal fails with -EPERM. */
 int bwsh_plan_resolve (BwshPlan *p, BwshError *err);
 
-/* A stable digest of what the plan does (mounts with verdicts, namespaces,
- * environment names, limits): 64 hex characters plus NUL. */
+/* A stable digest of what the plan does (mounts with verdicts, shell,
+ * working directory, namespaces, limits): 64 hex characters plus NUL.  The
+ * environment is left out on purpose: pam_bwsh computes the digest at
+ * session open, before sshd sets SSH_TTY and friends, and the same plan
+ * must give the same digest in bwsh. */
 void bwsh_plan_digest (const BwshPlan *p, char ret_hex[65]);
 
 /* SHA-256 of @data as 64 lowercase hex characters plus NUL (FIPS 180-4). */

@@ -758,11 +758,13 @@ enforce_mount_limit (Ctx *c)
   size_t accepted = 0;
 
   for (size_t i = 0; i < c->p->n_mounts; i++)
+    accepted += c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && c->p->mounts[i].from.origin != BWSH_ORIGIN_USER;
+  for (size_t i = 0; i < c->p->n_mounts; i++)
     {
       BwshMount *m = &c->p->mounts[i];
-      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || m->from.origin != BWSH_ORIGIN_USER)
         continue;
-      if (++accepted <= c->pol->max_mounts || m->from.origin != BWSH_ORIGIN_USER)
+      if (++accepted <= c->pol->max_mounts)
         continue;
       int r = refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
                       c->pol->max_mounts);
@@ -1023,9 +1025,24 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
           goto out;
         }
 
-      /* The same rules again, on what the path really names. */
-      if (m->from.origin == BWSH_ORIGIN_USER
-          && (why = check_path_rules (&c, resolved, m->kind == BWSH_MOUNT_BIND, true)) != NULL)
+      /* The same rules again, on what the path really names.  The project
+       * directory is a default but lives in the user's home: check it too. */
+      why = NULL;
+      if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
+        why = check_path_rules (&c, resolved, m->kind == BWSH_MOUNT_BIND, true);
+      if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
+          && strcmp (resolved, m->dest) != 0)
+        for (size_t k = 0; k < c.n_protected; k++)
+          if (bwsh_path_has_prefix (c.protected_paths[k], resolved))
+            why = "contains a protected path and is not bound at its own place";
+      if (why != NULL && m->from.origin == BWSH_ORIGIN_DEFAULT)
+        {
+          /* The project directory (or $HOME) was swapped for a symlink:
+           * there is no safe plan to fall back to. */
+          r = bwsh_error_set (err, -EPERM, NULL, 0, 0, "%s resolves to %s: %s", m->src, resolved, why);
+          goto out;
+        }
+      if (why != NULL)
         {
           r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
           if (r < 0)

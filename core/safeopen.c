@@ -152,6 +152,16 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
   if (dirfd < 0)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot open /: %s", strerror (errno));
 
+  {
+    struct stat rst;
+    if (fstat (dirfd, &rst) < 0)
+      return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat /: %s", strerror (errno));
+    if (strcmp (resolved, "/") != 0
+        && (!owner_ok (&rst, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid)
+            || ((rst.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(rst.st_uid == 0 && (rst.st_mode & S_ISVTX)))))
+      return bwsh_error_set (err, -EPERM, path, 0, 0, "directory / is not trusted (uid %u, mode %04o, refused)",
+                             (unsigned) rst.st_uid, (unsigned) (rst.st_mode & 07777));
+  }
   /* Walk down from "/" so that every element is checked as the object we
    * hold, and none of them can be a symlink placed there after realpath(). */
   p = resolved;
@@ -273,6 +283,8 @@ bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
     {
       int nfd;
 
+      if (strcmp (elem, ".") == 0 || strcmp (elem, "..") == 0)
+        return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "cannot create %s: \".\" or \"..\" in the path", path);
       if (mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
       nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The bwsh_it CTest fixture: build and install bwsh once per ctest run.
+#   fixture.sh setup    make $IT_STATE (a shell file: IT_ROOT IT_PREFIX IT_BWSH)
+#   fixture.sh cleanup  remove what setup made, and any user a test left behind
+# BWSH_IT_PREFIX, when set, names an installed bwsh to test instead of a build.
+set -u
+: "${IT_STATE:?IT_STATE must name the fixture state file}"
+. "$(dirname "$0")/lib.sh"
+
+cleanup_state()
+{
+  [ -f "$IT_STATE" ] || return 0
+  (
+    IT_ROOT=
+    # shellcheck disable=SC1090
+    . "$IT_STATE"
+    case ${IT_ROOT:-} in /tmp/bwsh-it.*) ;; *) exit 0 ;; esac
+    if [ -f "$IT_ROOT/users" ]; then
+      while read -r u; do
+        case $u in bwit-*) it_remove_user "$u" ;; esac
+      done <"$IT_ROOT/users"
+    fi
+    rm -rf "$IT_ROOT"
+  )
+  rm -f "$IT_STATE"
+}
+
+case ${1:-} in
+  setup)
+    [ "$(id -u)" = 0 ] || { it_log "integration tests run as root (they create users)"; exit 1; }
+    # A run that was interrupted may have left its tree: clear it first.
+    cleanup_state
+    it_new_root || exit 1
+    if ! it_build_tree "$IT_ROOT"; then
+      rm -rf "$IT_ROOT"
+      exit 1
+    fi
+    printf 'IT_ROOT=%q\nIT_PREFIX=%q\nIT_BWSH=%q\n' "$IT_ROOT" "$IT_PREFIX" "$IT_BWSH" >"$IT_STATE.new"
+    mv "$IT_STATE.new" "$IT_STATE"
+    it_log "installed $IT_BWSH (policy ${IT_PREFIX}/etc/bwsh/bwsh.conf)"
+    ;;
+  cleanup)
+    cleanup_state
+    ;;
+  *)
+    echo "usage: $0 setup|cleanup" >&2
+    exit 2
+    ;;
+esac

@@ -1,0 +1,385 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Integration test harness: the installed bwsh, the real bwrap, a real
+# unprivileged user whose login shell is bwsh.  Source it from bash, as root.
+#
+# The build.  One installed tree per ctest run, made by the CTest fixture
+# (fixture.sh setup) and described by a state file named in $IT_STATE:
+#   IT_ROOT    the tree, /tmp/bwsh-it.XXXXXX, mode 0755, root-owned
+#   IT_PREFIX  install prefix ($BWSH_IT_PREFIX when set: an installed package)
+#   IT_BWSH    $IT_PREFIX/bin/bwsh; its policy is $IT_PREFIX/etc/bwsh/bwsh.conf
+# Without $IT_STATE (a script run by hand) it_setup builds a private tree
+# from $BWSH_SOURCE_DIR and removes it on exit.
+#
+# API
+#   it_setup               load (or build) the tree, create this test's user
+#                          IT_USER (IT_UID, IT_GID, home IT_HOME, 0755, owned by it,
+#                          login shell IT_BWSH) and a scratch dir IT_TMP; all
+#                          of it goes away on exit
+#   it_add_user VAR        create one more such user; its name goes in $VAR and
+#                          its home in ${VAR}_HOME
+#   it_defer CMD...        run CMD at exit (before the user is removed), LIFO
+#   it_skip_unless_bwrap   exit 77 when bwrap cannot run at all as the user;
+#                          with CI=true that is a failure (exit 1) instead
+#   it_run CMD             the real login path: `su - IT_USER -c CMD` (su runs
+#                          the login shell as "-bwsh -c CMD"), no tty, stdin
+#                          /dev/null, 60 s timeout
+#   it_bwsh ARG...         IT_BWSH ARG... run directly as the user with
+#                          setpriv: the caller's environment and open fds are
+#                          inherited unchanged (su would reset both)
+#   it_as_user CMD...      CMD... as the user, outside any sandbox (setup, checks)
+#   it_user_config JSON    write ~/.config/bwsh/config.json as the user (0644)
+#   it_bwsh_paused ARG...  start IT_BWSH ARG... as the user in the background
+#                          under strace, held for up to IT_PAUSE_US (default
+#                          3 s) at its execve of bwrap, i.e. after validation
+#                          and opening, before bwrap mounts anything; returns
+#                          once it is held, with IT_PAUSED_PID (bwsh, still
+#                          showing its fds in /proc) and IT_PAUSED_ARGS (the
+#                          /proc path of its --args memfd).  Needs strace.
+#   it_bwsh_resume         wait for it; sets IT_RC/IT_OUT/IT_ERR; the strace
+#                          log of execve calls is $IT_TMP/strace
+#     All three runners set IT_RC, IT_OUT (stdout) and IT_ERR (stderr); the
+#     files are $IT_TMP/out and $IT_TMP/err.  it_run/it_bwsh print them on
+#     failure of a later assertion.
+#   it_check NAME          start a named check (printed; failures name it)
+#   it_fail MSG            record a failure; the script exits 1 at the end
+#   it_assert_rc N         IT_RC is N
+#   it_assert_out_has S / it_assert_out_lacks S     fixed string in IT_OUT
+#   it_assert_err_has S / it_assert_err_lacks S     fixed string in IT_ERR
+#   it_assert_eq WANT GOT [WHAT]
+#   it_assert_exists PATH / it_assert_absent PATH  on the host
+#
+# su and /etc/shells: as root, util-linux su accepts `-s SHELL` even when
+# SHELL is not in /etc/shells (the check only applies to non-root callers),
+# and `su USER -c CMD a b` passes "a b" on as $0 $1.  But su resets the
+# environment and PAM may close fds, so tests of what the *caller* hands bwsh
+# (variables, inherited fds) use it_bwsh, which is setpriv --reuid/--regid
+# --init-groups: a plain exec with nothing reset.
+
+set -u
+
+: "${IT_STATE:=}"
+# shellcheck disable=SC2034 # the API's variables are read by the test scripts
+IT_FAILED=0
+IT_CHECK="(setup)"
+IT_DEFERRED=()
+IT_USERS=()
+IT_OWN_TREE=0
+IT_TMP=
+IT_RC=0
+IT_OUT=
+IT_ERR=
+
+it_log() { printf 'it: %s\n' "$*" >&2; }
+
+it_fail()
+{
+  IT_FAILED=1
+  printf 'FAIL [%s]: %s\n' "$IT_CHECK" "$*" >&2
+}
+
+it_check()
+{
+  IT_CHECK=$1
+  printf '== %s\n' "$1" >&2
+}
+
+it_defer() { IT_DEFERRED+=("$(printf '%q ' "$@")"); }
+
+# --------------------------------------------------------------- the tree
+
+# it_build_tree DIR: configure, build and install BWSH_SOURCE_DIR under DIR.
+it_build_tree()
+{
+  local dir=$1
+  : "${BWSH_SOURCE_DIR:?BWSH_SOURCE_DIR must name the source tree}"
+  if [ -n "${BWSH_IT_PREFIX:-}" ]; then
+    IT_PREFIX=$BWSH_IT_PREFIX
+  else
+    IT_PREFIX=$dir/prefix
+    if ! { cmake -S "$BWSH_SOURCE_DIR" -B "$dir/build" -DCMAKE_INSTALL_PREFIX="$IT_PREFIX" \
+      -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF \
+      && cmake --build "$dir/build" -j"$(nproc)" \
+      && cmake --install "$dir/build"; } >"$dir/build.log" 2>&1; then
+      tail -n 30 "$dir/build.log" >&2
+      it_log "build of $BWSH_SOURCE_DIR failed"
+      return 1
+    fi
+  fi
+  IT_BWSH=$IT_PREFIX/bin/bwsh
+  [ -x "$IT_BWSH" ] || { it_log "$IT_BWSH is missing"; return 1; }
+  mkdir -p "$dir/home" && chmod 755 "$dir/home"
+}
+
+it_new_root()
+{
+  IT_ROOT=$(mktemp -d /tmp/bwsh-it.XXXXXX) || return 1
+  chmod 755 "$IT_ROOT"
+}
+
+it_load_state()
+{
+  # shellcheck disable=SC1090
+  . "$IT_STATE"
+  if [ -z "${IT_ROOT:-}" ] || [ ! -d "$IT_ROOT" ] || [ ! -x "${IT_BWSH:-}" ]; then
+    it_log "fixture state $IT_STATE is stale (is the bwsh_it fixture set up?)"
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------- users
+
+it_random_name()
+{
+  local s
+  s=$(tr -dc 'a-z0-9' </dev/urandom | head -c 8)
+  printf 'bwit-%s' "$s"
+}
+
+# it_make_user NAME: user NAME with home $IT_ROOT/home/NAME and shell bwsh.
+it_make_user()
+{
+  local name=$1 home=$IT_ROOT/home/$1 i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    # useradd refuses while another test holds the passwd lock; retry.
+    useradd -M -d "$home" -s "$IT_BWSH" "$name" 2>"$IT_TMP/useradd.err" && break
+    sleep 0.3
+  done
+  id -u "$name" >/dev/null 2>&1 || { cat "$IT_TMP/useradd.err" >&2; it_log "useradd $name failed"; return 1; }
+  IT_USERS+=("$name")
+  printf '%s\n' "$name" >>"$IT_ROOT/users"
+  mkdir -p "$home"
+  chown "$name:" "$home"
+  chmod 755 "$home"
+}
+
+# Pids of the processes of @uid that are not zombies (a zombie cannot be
+# killed; PID 1 here reaps reparented ones a little later).
+it_live_pids()
+{
+  ps -o pid= -o stat= -U "$1" 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'
+}
+
+# Remove a user: its processes (by pid), the account, its home.
+it_remove_user()
+{
+  local name=$1 uid pid
+  uid=$(id -u "$name" 2>/dev/null) || return 0
+  for pid in $(it_live_pids "$uid"); do kill -KILL "$pid" 2>/dev/null; done
+  for _ in 1 2 3 4 5 6 7 8 9 10; do
+    [ -z "$(it_live_pids "$uid")" ] && break
+    sleep 0.1
+  done
+  for _ in 1 2 3 4 5; do
+    userdel "$name" 2>/dev/null && break
+    id -u "$name" >/dev/null 2>&1 || break
+    sleep 0.3
+  done
+  [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
+}
+
+it_add_user()
+{
+  local var=$1 name
+  name=$(it_random_name)
+  it_make_user "$name" || exit 1
+  printf -v "$var" '%s' "$name"
+  printf -v "${var}_HOME" '%s' "$IT_ROOT/home/$name"
+}
+
+# ---------------------------------------------------------------- lifecycle
+
+it_cleanup()
+{
+  local rc=$? i u
+  set +e
+  for ((i = ${#IT_DEFERRED[@]} - 1; i >= 0; i--)); do
+    eval "${IT_DEFERRED[$i]}" >/dev/null 2>&1
+  done
+  for u in "${IT_USERS[@]}"; do it_remove_user "$u"; done
+  [ -n "$IT_TMP" ] && rm -rf "$IT_TMP"
+  if [ "$IT_OWN_TREE" = 1 ] && [ -n "${IT_ROOT:-}" ]; then
+    rm -rf "$IT_ROOT"
+  fi
+  if [ "$rc" = 0 ] && [ "$IT_FAILED" != 0 ]; then
+    rc=1
+  fi
+  if [ "$rc" = 0 ]; then
+    printf 'PASS: %s\n' "${0##*/}" >&2
+  elif [ "$rc" != 77 ]; then
+    printf 'FAILED: %s\n' "${0##*/}" >&2
+  fi
+  exit "$rc"
+}
+
+it_setup()
+{
+  [ "$(id -u)" = 0 ] || { it_log "integration tests run as root (they create a user)"; exit 1; }
+  trap it_cleanup EXIT
+  trap 'exit 130' INT TERM
+  if [ -n "$IT_STATE" ] && [ -f "$IT_STATE" ]; then
+    it_load_state || exit 1
+  else
+    it_new_root || exit 1
+    IT_OWN_TREE=1
+    it_log "no fixture state; building a private tree in $IT_ROOT"
+    it_build_tree "$IT_ROOT" || exit 1
+  fi
+  IT_TMP=$(mktemp -d /tmp/bwsh-it.XXXXXX) || exit 1
+  chmod 755 "$IT_TMP"
+  IT_USER=$(it_random_name)
+  it_make_user "$IT_USER" || exit 1
+  IT_HOME=$IT_ROOT/home/$IT_USER
+  IT_UID=$(id -u "$IT_USER")
+  IT_GID=$(id -g "$IT_USER")
+  cd / || exit 1
+}
+
+it_skip_unless_bwrap()
+{
+  if it_as_user /usr/bin/bwrap --ro-bind / / --unshare-user --unshare-pid --proc /proc true \
+    && [ "$IT_RC" = 0 ]; then
+    return 0
+  fi
+  if [ "${CI:-}" = true ]; then
+    it_fail "bwrap cannot run as an unprivileged user here ($IT_ERR), and CI=true forbids skipping"
+    exit 1
+  fi
+  it_log "SKIP: bwrap cannot run as an unprivileged user: $IT_ERR"
+  exit 77
+}
+
+# ---------------------------------------------------------------- runners
+
+it_collect()
+{
+  IT_OUT=$(<"$IT_TMP/out")
+  IT_ERR=$(<"$IT_TMP/err")
+}
+
+it_run()
+{
+  IT_RC=0
+  setsid -w timeout -k 5 60 su - "$IT_USER" -c "$1" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+}
+
+it_bwsh()
+{
+  IT_RC=0
+  timeout -k 5 60 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+    "$IT_BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+}
+
+it_as_user()
+{
+  IT_RC=0
+  timeout -k 5 60 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+    "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+}
+
+it_bwsh_paused()
+{
+  local strace_pid c fd i
+  command -v strace >/dev/null || { it_fail "strace is not installed"; exit 1; }
+  : >"$IT_TMP/strace" && chown "$IT_USER:" "$IT_TMP/strace"
+  # Not -f: only bwsh is traced, and bwsh becomes bwrap at the delayed
+  # execve.  strace does not count its own start-up exec of bwsh, so
+  # when=1 is the exec of bwrap.
+  setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+    strace -o "$IT_TMP/strace" -s 4096 -e trace=execve \
+    -e inject=execve:delay_enter="${IT_PAUSE_US:-3000000}":when=1 \
+    "$IT_BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" &
+  strace_pid=$!
+  IT_STRACE_PID=$strace_pid
+  it_defer kill -KILL "$strace_pid"
+  IT_PAUSED_PID='' IT_PAUSED_ARGS=''
+  for ((i = 0; i < 500; i++)); do
+    c=$(pgrep -P "$strace_pid" | head -n1)
+    if [ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$IT_BWSH" ] \
+      && grep -q '^State:.*t (tracing stop)' "/proc/$c/status" 2>/dev/null; then
+      for fd in /proc/"$c"/fd/*; do
+        case $(readlink "$fd") in "/memfd:bwsh-args"*) IT_PAUSED_ARGS=$fd ;; esac
+      done
+      if [ -n "$IT_PAUSED_ARGS" ]; then
+        IT_PAUSED_PID=$c
+        return 0
+      fi
+    fi
+    kill -0 "$strace_pid" 2>/dev/null || break
+    sleep 0.01
+  done
+  it_fail "bwsh never reached its execve of bwrap under strace"
+  wait "$strace_pid"
+  it_collect
+  it_show
+  return 1
+}
+
+it_bwsh_resume()
+{
+  IT_RC=0
+  wait "$IT_STRACE_PID" || IT_RC=$?
+  it_collect
+}
+
+it_user_config()
+{
+  local json=$1
+  it_as_user mkdir -p "$IT_HOME/.config/bwsh"
+  printf '%s\n' "$json" >"$IT_TMP/config.json"
+  chmod 644 "$IT_TMP/config.json"
+  it_as_user cp "$IT_TMP/config.json" "$IT_HOME/.config/bwsh/config.json"
+  [ "$IT_RC" = 0 ] || it_fail "cannot write the user config: $IT_ERR"
+}
+
+# ---------------------------------------------------------------- assertions
+
+it_show()
+{
+  printf '    rc=%s\n    stdout: %s\n    stderr: %s\n' "$IT_RC" "${IT_OUT//$'\n'/$'\n            '}" \
+    "${IT_ERR//$'\n'/$'\n            '}" >&2
+}
+
+it_assert_rc()
+{
+  [ "$IT_RC" = "$1" ] || { it_fail "exit status $IT_RC, expected $1"; it_show; }
+}
+
+it_assert_out_has()
+{
+  case $IT_OUT in *"$1"*) ;; *) it_fail "stdout lacks '$1'"; it_show ;; esac
+}
+
+it_assert_out_lacks()
+{
+  case $IT_OUT in *"$1"*) it_fail "stdout contains '$1'"; it_show ;; esac
+}
+
+it_assert_err_has()
+{
+  case $IT_ERR in *"$1"*) ;; *) it_fail "stderr lacks '$1'"; it_show ;; esac
+}
+
+it_assert_err_lacks()
+{
+  case $IT_ERR in *"$1"*) it_fail "stderr contains '$1'"; it_show ;; esac
+}
+
+it_assert_eq()
+{
+  [ "$1" = "$2" ] || it_fail "${3:-value}: expected '$1', got '$2'"
+}
+
+it_assert_exists()
+{
+  [ -e "$1" ] || [ -L "$1" ] || it_fail "$1 does not exist on the host"
+}
+
+it_assert_absent()
+{
+  if [ -e "$1" ] || [ -L "$1" ]; then it_fail "$1 exists on the host"; fi
+}

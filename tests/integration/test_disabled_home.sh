@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# disabledDefaultBinds naming the home directory removes the read-only bind
+# of $HOME: the files in it are not visible inside.
+. "$(dirname "$0")/lib.sh"
+it_setup
+it_skip_unless_bwrap
+echo secret >"$IT_HOME/notes.txt"
+chown "$IT_USER:" "$IT_HOME/notes.txt"
+
+it_check "without the disable the file is visible (control)"
+it_run 'cat ~/notes.txt'
+it_assert_rc 0
+it_assert_eq secret "$IT_OUT" "notes.txt with the default plan"
+
+it_check "with the home bind disabled the file is not visible"
+it_user_config "{\"preferences\":{\"sandboxBwrapMounts\":{\"disabledDefaultBinds\":[\"$IT_HOME/\"]}}}"
+it_run 'if [ -e ~/notes.txt ]; then echo visible; else echo hidden; fi; ls -a ~; test -e ~/.config/bwsh/config.json && echo config-visible'
+it_assert_rc 1
+it_assert_out_has hidden
+it_assert_out_lacks visible
+it_assert_out_lacks notes.txt
+it_assert_err_lacks "bwsh: warning"

@@ -1,0 +1,1441 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Validation and merge (core/plan.c): identity x policy x overlay -> mounts
+ * with verdicts, then bwsh_plan_resolve() on real files.  The identity is
+ * built by hand with its home in a mkdtemp directory, so symlinks planted
+ * there are resolved for real.  Every rule has an accepted and a refused
+ * case, and every refusal must give exactly one warning line naming the
+ * path and the reason.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "bwsh.h"
+
+/* Every path here is a short mkdtemp name under /tmp plus a few elements;
+ * GCC cannot know that and warns about PATH_MAX buffers. */
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+
+/* A string literal as the char * that envp-style arrays want (-Wwrite-strings). */
+#define S(x) ((char *) (uintptr_t) (x))
+
+typedef struct
+{
+  char home[PATH_MAX];
+  char outside[PATH_MAX]; /* a second mkdtemp directory, not under home */
+  BwshIdentity *id;
+  BwshPolicy *pol;
+} Fx;
+
+/* cmocka's failures longjmp out; abort() tells the compiler so. */
+#define REQUIRE(x)                                                                                           \
+  do                                                                                                         \
+    {                                                                                                        \
+      if ((x) == NULL)                                                                                       \
+        {                                                                                                    \
+          fail_msg ("%s is NULL", #x);                                                                       \
+          abort ();                                                                                          \
+        }                                                                                                    \
+    }                                                                                                        \
+  while (0)
+
+static int
+setup (void **state)
+{
+  Fx *f = calloc (1, sizeof *f);
+  char project[PATH_MAX + 16];
+
+  if (f == NULL)
+    return -1;
+  snprintf (f->home, sizeof f->home, "/tmp/bwsh-unit-plan-XXXXXX");
+  snprintf (f->outside, sizeof f->outside, "/tmp/bwsh-unit-plan-out-XXXXXX");
+  if (mkdtemp (f->home) == NULL || mkdtemp (f->outside) == NULL)
+    return -1;
+  snprintf (project, sizeof project, "%s/project", f->home);
+  if (mkdir (project, 0700) < 0)
+    return -1;
+  f->id = calloc (1, sizeof *f->id);
+  if (f->id == NULL)
+    return -1;
+  f->id->uid = getuid ();
+  f->id->gid = getgid ();
+  f->id->name = strdup ("tester");
+  f->id->home = strdup (f->home);
+  f->id->shell = strdup ("/usr/local/bin/bwsh");
+  if (bwsh_policy_new_defaults (&f->pol) < 0)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int
+teardown (void **state)
+{
+  Fx *f = *state;
+  char cmd[2 * PATH_MAX + 32];
+  int r;
+
+  snprintf (cmd, sizeof cmd, "rm -rf -- '%s' '%s'", f->home, f->outside);
+  r = system (cmd);
+  bwsh_identity_free (f->id);
+  bwsh_policy_free (f->pol);
+  free (f);
+  return r == 0 ? 0 : -1;
+}
+
+/* "@H" in @tmpl becomes the home, "@O" the outside directory. */
+static char *
+subst (const Fx *f, const char *tmpl)
+{
+  size_t cap = strlen (tmpl) * (strlen (f->home) + strlen (f->outside) + 1) + 1;
+  char *out = malloc (cap), *o = out;
+
+  assert_non_null (out);
+  for (const char *p = tmpl; *p != '\0'; p++)
+    {
+      if (p[0] == '@' && (p[1] == 'H' || p[1] == 'O'))
+        {
+          const char *v = p[1] == 'H' ? f->home : f->outside;
+          memcpy (o, v, strlen (v));
+          o += strlen (v);
+          p++;
+        }
+      else
+        *o++ = *p;
+    }
+  *o = '\0';
+  return out;
+}
+
+static BwshUserConfig *
+overlay (const Fx *f, const char *tmpl)
+{
+  char *doc = subst (f, tmpl);
+  BwshUserConfig *uc = NULL;
+  BwshDiag diag = { 0 };
+  BwshError err = { 0 };
+
+  if (bwsh_user_config_parse (doc, strlen (doc), "/cfg.json", &uc, &diag, &err) != 0)
+    fail_msg ("test overlay does not parse: %s (%s)", err.message, doc);
+  if (diag.n != 0)
+    fail_msg ("test overlay warns: %s", diag.lines[0]);
+  free (doc);
+  return uc;
+}
+
+#define MOUNTS(x) "{\"preferences\": {\"sandboxBwrapMounts\": {" x "}}}"
+
+static BwshPlan *
+build_env (const Fx *f, const BwshUserConfig *uc, char *const *envp)
+{
+  BwshPlan *p = NULL;
+  BwshError err = { 0 };
+  int r = bwsh_plan_build (f->id, f->pol, uc, envp, &p, &err);
+
+  if (r != 0)
+    fail_msg ("bwsh_plan_build: %d %s", r, err.message);
+  assert_non_null (p);
+  return p;
+}
+
+static BwshPlan *
+build (const Fx *f, const BwshUserConfig *uc)
+{
+  return build_env (f, uc, NULL);
+}
+
+static void
+resolve (BwshPlan *p)
+{
+  BwshError err = { 0 };
+  int r = bwsh_plan_resolve (p, &err);
+  if (r != 0)
+    fail_msg ("bwsh_plan_resolve: %d %s", r, err.message);
+}
+
+/* Build from the overlay text (with @H/@O), free the overlay. */
+static BwshPlan *
+build_json (const Fx *f, const char *tmpl)
+{
+  BwshUserConfig *uc = overlay (f, tmpl);
+  BwshPlan *p = build (f, uc);
+  bwsh_user_config_free (uc);
+  return p;
+}
+
+static char *
+hp (const Fx *f, const char *rel)
+{
+  char *s = NULL;
+  assert_true (asprintf (&s, "%s/%s", f->home, rel) > 0);
+  return s;
+}
+
+static void
+mkdirs (const Fx *f, const char *rel)
+{
+  char cmd[PATH_MAX * 2];
+  snprintf (cmd, sizeof cmd, "mkdir -p -- '%s/%s'", f->home, rel);
+  assert_int_equal (system (cmd), 0);
+}
+
+static void
+symlink_in_home (const Fx *f, const char *target, const char *rel)
+{
+  char *t = subst (f, target), *l = hp (f, rel);
+  assert_int_equal (symlink (t, l), 0);
+  free (t);
+  free (l);
+}
+
+/* The mount of @kind (or any kind when -1) at @dest, or NULL; @nth counts from 0. */
+static BwshMount *
+find_nth (const BwshPlan *p, const char *dest, int kind, int nth)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (strcmp (p->mounts[i].dest, dest) == 0 && (kind < 0 || (int) p->mounts[i].kind == kind) && nth-- == 0)
+      return &p->mounts[i];
+  return NULL;
+}
+
+static BwshMount *
+find (const BwshPlan *p, const char *dest, int kind)
+{
+  return find_nth (p, dest, kind, 0);
+}
+
+static BwshMount *
+find_h (const Fx *f, const BwshPlan *p, const char *dest_tmpl, int kind)
+{
+  char *d = subst (f, dest_tmpl);
+  BwshMount *m = find (p, d, kind);
+  free (d);
+  return m;
+}
+
+static BwshMount *
+must (BwshMount *m)
+{
+  REQUIRE (m);
+  return m;
+}
+
+static ssize_t
+index_of (const BwshPlan *p, const BwshMount *m)
+{
+  REQUIRE (m);
+  return m - p->mounts;
+}
+
+static void
+dump (const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    print_message ("  [%zu] %-10s %-9s %-7s %s -> %s%s%s\n", i, bwsh_mount_kind_to_string (p->mounts[i].kind),
+                   bwsh_verdict_to_string (p->mounts[i].verdict), bwsh_origin_to_string (p->mounts[i].from.origin),
+                   p->mounts[i].src ? p->mounts[i].src : "-", p->mounts[i].dest,
+                   p->mounts[i].reason ? "  # " : "", p->mounts[i].reason ? p->mounts[i].reason : "");
+  for (size_t i = 0; i < p->diag.n; i++)
+    print_message ("  diag: %s\n", p->diag.lines[i]);
+}
+
+static size_t
+diag_count (const BwshPlan *p, const char *needle)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < p->diag.n; i++)
+    n += strstr (p->diag.lines[i], needle) != NULL;
+  return n;
+}
+
+static void
+assert_one_line_each (const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->diag.n; i++)
+    if (strchr (p->diag.lines[i], '\n') != NULL)
+      fail_msg ("diag line spans lines: %s", p->diag.lines[i]);
+}
+
+/* Exactly one warning in the plan, containing @path and @reason. */
+static void
+expect_single_warning (const BwshPlan *p, const char *path, const char *reason)
+{
+  assert_one_line_each (p);
+  if (p->diag.n != 1 || strstr (p->diag.lines[0], path) == NULL || strstr (p->diag.lines[0], reason) == NULL)
+    {
+      dump (p);
+      fail_msg ("want exactly one warning with \"%s\" and \"%s\", have %zu", path, reason, p->diag.n);
+    }
+}
+
+static void
+assert_parents_first (const BwshPlan *p)
+{
+  for (size_t i = 1; i < p->n_mounts; i++)
+    if (bwsh_path_depth (p->mounts[i - 1].dest) > bwsh_path_depth (p->mounts[i].dest))
+      {
+        dump (p);
+        fail_msg ("mount %zu (%s) is deeper than mount %zu (%s)", i - 1, p->mounts[i - 1].dest, i,
+                  p->mounts[i].dest);
+      }
+}
+
+static bool
+is_bind_kind (BwshMountKind k)
+{
+  return k == BWSH_MOUNT_BIND || k == BWSH_MOUNT_RO_BIND || k == BWSH_MOUNT_DEV_BIND;
+}
+
+/* ------------------------------------------------------ the default plan */
+
+static void
+test_default_plan_is_the_seed_sandbox (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p = build (f, NULL);
+  char *project = hp (f, "project");
+  BwshMount *m;
+
+  assert_int_equal (p->diag.n, 0);
+  assert_int_equal (p->n_refused, 0);
+  m = must (find (p, "/", BWSH_MOUNT_TMPFS));
+  REQUIRE (m);
+  assert_int_equal (m->size, f->pol->root_tmpfs_size);
+  assert_int_equal (index_of (p, m), 0);
+  assert_non_null (find (p, "/usr", BWSH_MOUNT_RO_BIND));
+  assert_non_null (find (p, "/etc", BWSH_MOUNT_RO_BIND));
+  assert_non_null (find (p, "/run", BWSH_MOUNT_TMPFS));
+  assert_null (find (p, "/run", BWSH_MOUNT_RO_BIND));
+  assert_non_null (find (p, "/dev", BWSH_MOUNT_DEV));
+  assert_null (find (p, "/dev", BWSH_MOUNT_DEV_BIND));
+  assert_non_null (find (p, "/proc", BWSH_MOUNT_PROC));
+  m = must (find (p, "/tmp", BWSH_MOUNT_TMPFS));
+  REQUIRE (m);
+  assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
+  assert_non_null (find (p, f->home, BWSH_MOUNT_RO_BIND));
+  assert_null (find (p, f->home, BWSH_MOUNT_BIND));
+  assert_non_null (find (p, project, BWSH_MOUNT_BIND));
+  assert_string_equal (p->chdir, project);
+  assert_string_equal (p->project_dir, project);
+  assert_string_equal (p->shell, f->pol->shell);
+  assert_false (p->unshare_net);
+  /* /bin, /sbin, /lib* copied the way the host has them. */
+  static const char *const layout[] = { "/bin", "/sbin", "/lib", "/lib64" };
+  for (size_t i = 0; i < 4; i++)
+    {
+      struct stat st;
+      if (lstat (layout[i], &st) < 0)
+        continue;
+      if (S_ISLNK (st.st_mode))
+        {
+          char target[PATH_MAX];
+          ssize_t n = readlink (layout[i], target, sizeof target - 1);
+          assert_true (n > 0);
+          target[n] = '\0';
+          m = must (find (p, layout[i], BWSH_MOUNT_SYMLINK));
+          REQUIRE (m);
+          assert_string_equal (m->src, target);
+        }
+      else
+        assert_non_null (find (p, layout[i], BWSH_MOUNT_RO_BIND));
+    }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    assert_int_equal (p->mounts[i].verdict, BWSH_VERDICT_ACCEPTED);
+  assert_parents_first (p);
+  resolve (p);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (is_bind_kind (p->mounts[i].kind) && p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+      assert_true (p->mounts[i].fd >= 0);
+  free (project);
+  bwsh_plan_free (p);
+}
+
+/* ------------------------------------------- one entry, one verdict */
+
+typedef struct
+{
+  const char *name;
+  const char *json;       /* overlay, @H = home, @O = outside */
+  const char *dest;       /* mount to look at, @H/@O */
+  BwshVerdict verdict;    /* after build */
+  const char *warn_path;  /* NULL = no warning; else path substring (@H/@O) */
+  const char *reason;
+} EntryCase;
+
+static const EntryCase entry_cases[] = {
+  /* forbidden as written */
+  { "ro bind of /", MOUNTS ("\"additionalROBinds\": [\"/\"]"), "/", BWSH_VERDICT_REFUSED, "/",
+    "/, /proc, /dev, /sys and paths under them cannot be bound" },
+  { "ro bind of /proc", MOUNTS ("\"additionalROBinds\": [\"/proc\"]"), "/proc", BWSH_VERDICT_REFUSED, "/proc",
+    "cannot be bound" },
+  { "ro bind of /proc/1/root", MOUNTS ("\"additionalROBinds\": [\"/proc/1/root\"]"), "/proc/1/root",
+    BWSH_VERDICT_REFUSED, "/proc/1/root", "cannot be bound" },
+  { "ro bind of //proc/./self/", MOUNTS ("\"additionalROBinds\": [\"//proc/./self/\"]"), "/proc/self",
+    BWSH_VERDICT_REFUSED, "/proc/self", "cannot be bound" },
+  { "ro bind of /dev/shm", MOUNTS ("\"additionalROBinds\": [\"/dev/shm\"]"), "/dev/shm", BWSH_VERDICT_REFUSED,
+    "/dev/shm", "cannot be bound" },
+  { "ro bind of /sys/kernel", MOUNTS ("\"additionalROBinds\": [\"/sys/kernel\"]"), "/sys/kernel",
+    BWSH_VERDICT_REFUSED, "/sys/kernel", "cannot be bound" },
+  { "rw bind of /proc/sys", MOUNTS ("\"additionalBinds\": [\"/proc/sys\"]"), "/proc/sys", BWSH_VERDICT_REFUSED,
+    "/proc/sys", "cannot be bound" },
+  { "ro bind onto /proc", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/p\", \"dst\": \"/proc/sys\"}]"),
+    "/proc/sys", BWSH_VERDICT_REFUSED, "/proc/sys", "cannot be replaced" },
+  { "ro bind onto /usr", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/u\", \"dst\": \"/usr\"}]"), "/usr",
+    BWSH_VERDICT_REFUSED, "/usr", "cannot be replaced" },
+  { "ro bind onto /etc/", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/e\", \"dst\": \"/etc/\"}]"), "/etc",
+    BWSH_VERDICT_REFUSED, "/etc", "cannot be replaced" },
+  { "ro bind onto /", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/r\", \"dst\": \"/\"}]"), "/",
+    BWSH_VERDICT_REFUSED, "/", "cannot be replaced" },
+  /* neighbours that are fine */
+  { "ro bind of /procfs-data", MOUNTS ("\"additionalROBinds\": [\"/procfs-data\"]"), "/procfs-data",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "ro bind of /usr/share/doc", MOUNTS ("\"additionalROBinds\": [\"/usr/share/doc\"]"), "/usr/share/doc",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "ro bind outside home", MOUNTS ("\"additionalROBinds\": [\"/srv/data\"]"), "/srv/data", BWSH_VERDICT_ACCEPTED,
+    NULL, NULL },
+  { "ro bind of //srv//./data/", MOUNTS ("\"additionalROBinds\": [\"//srv//./data/\"]"), "/srv/data",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  /* malformed paths */
+  { "relative", MOUNTS ("\"additionalROBinds\": [\"srv/data\"]"), "srv/data", BWSH_VERDICT_REFUSED, "srv/data",
+    "not absolute" },
+  { "dotdot", MOUNTS ("\"additionalROBinds\": [\"@H/../../etc\"]"), "@H/../../etc", BWSH_VERDICT_REFUSED,
+    "@H/../../etc", "\"..\"" },
+  { "newline", MOUNTS ("\"additionalROBinds\": [\"/srv/a\\nb\"]"), "/srv/a\nb", BWSH_VERDICT_REFUSED,
+    "/srv/a\\x0ab", "control character" },
+  { "tab in dst", MOUNTS ("\"additionalROBinds\": [{\"src\": \"/srv/a\", \"dst\": \"/mnt/a\\tb\"}]"), "/mnt/a\tb",
+    BWSH_VERDICT_REFUSED, "/mnt/a\\x09b", "control character" },
+  /* read-write only under $HOME, component-wise */
+  { "rw bind under home", MOUNTS ("\"additionalBinds\": [\"@H/work\"]"), "@H/work", BWSH_VERDICT_ACCEPTED, NULL,
+    NULL },
+  { "rw bind under home, spelled //./", MOUNTS ("\"additionalBinds\": [\"@H//./work/\"]"), "@H/work",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "rw bind outside home", MOUNTS ("\"additionalBinds\": [\"/srv/data\"]"), "/srv/data", BWSH_VERDICT_REFUSED,
+    "/srv/data", "read-write binds are only allowed" },
+  { "rw bind of /tmp (parent of home)", MOUNTS ("\"additionalBinds\": [\"/tmp\"]"), "/tmp", BWSH_VERDICT_REFUSED,
+    "/tmp", "read-write binds are only allowed" },
+  { "rw bind of a sibling sharing the home's prefix", MOUNTS ("\"additionalBinds\": [\"@Hx\"]"), "@Hx",
+    BWSH_VERDICT_REFUSED, "@Hx", "read-write binds are only allowed" },
+  { "rw bind of /etc", MOUNTS ("\"additionalBinds\": [\"/etc/cron.d\"]"), "/etc/cron.d", BWSH_VERDICT_REFUSED,
+    "/etc/cron.d", "read-write binds are only allowed" },
+  { "rw bind from home onto outside", MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/w\", \"dst\": \"/srv/w\"}]"),
+    "/srv/w", BWSH_VERDICT_REFUSED, "/srv/w", "destination read-write binds are only allowed" },
+  { "rw bind from outside onto home", MOUNTS ("\"additionalBinds\": [{\"src\": \"/srv/w\", \"dst\": \"@H/w\"}]"),
+    "@H/w", BWSH_VERDICT_REFUSED, "/srv/w", "read-write binds are only allowed" },
+  /* protected paths are never writable */
+  { "rw bind of ~/.ssh", MOUNTS ("\"additionalBinds\": [\"@H/.ssh\"]"), "@H/.ssh", BWSH_VERDICT_REFUSED, "@H/.ssh",
+    "protected path" },
+  { "rw bind under ~/.ssh", MOUNTS ("\"additionalBinds\": [\"@H/.ssh/keys\"]"), "@H/.ssh/keys",
+    BWSH_VERDICT_REFUSED, "@H/.ssh/keys", "protected path" },
+  { "rw bind of ~/.config/bwsh", MOUNTS ("\"additionalBinds\": [\"@H/.config/bwsh/\"]"), "@H/.config/bwsh",
+    BWSH_VERDICT_REFUSED, "@H/.config/bwsh", "protected path" },
+  { "rw bind of ~/.pam_environment", MOUNTS ("\"additionalBinds\": [\"@H/.pam_environment\"]"),
+    "@H/.pam_environment", BWSH_VERDICT_REFUSED, "@H/.pam_environment", "protected path" },
+  { "rw bind onto ~/.ssh", MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/keys\", \"dst\": \"@H/.ssh\"}]"),
+    "@H/.ssh", BWSH_VERDICT_REFUSED, "@H/.ssh", "protected path" },
+  { "rw bind of ~/.config (parent of protected)", MOUNTS ("\"additionalBinds\": [\"@H/.config\"]"), "@H/.config",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "rw bind of ~/.sshx (sibling of protected)", MOUNTS ("\"additionalBinds\": [\"@H/.sshx\"]"), "@H/.sshx",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "ro bind of ~/.ssh", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/.ssh\", \"dst\": \"/mnt/ssh\"}]"),
+    "/mnt/ssh", BWSH_VERDICT_ACCEPTED, NULL, NULL },
+};
+
+static void
+test_each_rule_accepts_and_refuses_one_entry (void **state)
+{
+  Fx *f = *state;
+
+  for (size_t i = 0; i < sizeof entry_cases / sizeof entry_cases[0]; i++)
+    {
+      const EntryCase *c = &entry_cases[i];
+      BwshPlan *p = build_json (f, c->json);
+      char *dest = subst (f, c->dest);
+      BwshMount *m = NULL;
+
+      /* the user's mount, not the default one at the same destination */
+      for (size_t k = 0; k < p->n_mounts; k++)
+        if (strcmp (p->mounts[k].dest, dest) == 0 && p->mounts[k].from.origin == BWSH_ORIGIN_USER)
+          m = &p->mounts[k];
+      if (m == NULL || m->verdict != c->verdict)
+        {
+          dump (p);
+          fail_msg ("%s: %s has verdict %s, want %s", c->name, dest, m ? bwsh_verdict_to_string (m->verdict) : "none",
+                    bwsh_verdict_to_string (c->verdict));
+        }
+      if (c->warn_path == NULL)
+        {
+          if (p->diag.n != 0 || p->n_refused != 0)
+            {
+              dump (p);
+              fail_msg ("%s: unexpected warning", c->name);
+            }
+        }
+      else
+        {
+          char *wp = subst (f, c->warn_path);
+          print_message ("%s\n", c->name);
+          expect_single_warning (p, wp, c->reason);
+          assert_int_equal (p->n_refused, 1);
+          /* The warning names the overlay file and the entry's position. */
+          assert_int_equal (strncmp (p->diag.lines[0], "/cfg.json:1:", 12), 0);
+          assert_non_null (m->reason);
+          free (wp);
+        }
+      /* A refused mount is never rendered. */
+      if (c->verdict == BWSH_VERDICT_REFUSED)
+        assert_int_equal (m->fd, -1);
+      free (dest);
+      bwsh_plan_free (p);
+    }
+}
+
+/* -------------------------------------------------- rules after resolving */
+
+typedef struct
+{
+  const char *name;
+  const char *link;       /* relative to home */
+  const char *target;     /* @H/@O */
+  const char *json;
+  const char *dest;
+  BwshVerdict verdict;    /* after resolve */
+  const char *reason;     /* substring of the warning */
+  const char *src;        /* the source when it is not @dest */
+} ResolveCase;
+
+static const ResolveCase resolve_cases[] = {
+  { "ro symlink to /proc", "to-proc", "/proc", MOUNTS ("\"additionalROBinds\": [\"@H/to-proc\"]"), "@H/to-proc",
+    BWSH_VERDICT_REFUSED, "resolves to /proc: /, /proc, /dev, /sys", NULL },
+  { "ro symlink to /", "to-root", "/", MOUNTS ("\"additionalROBinds\": [\"@H/to-root\"]"), "@H/to-root",
+    BWSH_VERDICT_REFUSED, "resolves to /: /, /proc, /dev, /sys", NULL },
+  { "ro symlink to /sys/kernel", "to-sys", "/sys/kernel", MOUNTS ("\"additionalROBinds\": [\"@H/to-sys\"]"),
+    "@H/to-sys", BWSH_VERDICT_REFUSED, "resolves to /sys/kernel", NULL },
+  { "ro path through a symlink to /", "to-root", "/", MOUNTS ("\"additionalROBinds\": [\"@H/to-root/dev\"]"),
+    "@H/to-root/dev", BWSH_VERDICT_REFUSED, "resolves to /dev", NULL },
+  { "ro symlink to /etc is fine", "to-etc", "/etc", MOUNTS ("\"additionalROBinds\": [\"@H/to-etc\"]"), "@H/to-etc",
+    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "rw symlink under home to outside", "escape", "@O", MOUNTS ("\"additionalBinds\": [\"@H/escape\"]"),
+    "@H/escape", BWSH_VERDICT_REFUSED, "read-write binds are only allowed", NULL },
+  { "rw symlink under home to /etc", "escape", "/etc", MOUNTS ("\"additionalBinds\": [\"@H/escape\"]"), "@H/escape",
+    BWSH_VERDICT_REFUSED, "resolves to /etc: read-write binds", NULL },
+  { "rw symlink under home to ~/.ssh", "sneaky", "@H/.ssh", MOUNTS ("\"additionalBinds\": [\"@H/sneaky\"]"),
+    "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
+  { "rw symlink under home to ~/.config/bwsh", "sneaky", "@H/.config/bwsh",
+    MOUNTS ("\"additionalBinds\": [\"@H/sneaky\"]"), "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
+  { "rw symlink inside home is fine", "inner", "@H/realdir", MOUNTS ("\"additionalBinds\": [\"@H/inner\"]"),
+    "@H/inner", BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "missing ro source skipped", NULL, NULL, MOUNTS ("\"additionalROBinds\": [\"@H/missing\"]"), "@H/missing",
+    BWSH_VERDICT_SKIPPED, "does not exist", NULL },
+  { "missing rw source skipped", NULL, NULL, MOUNTS ("\"additionalBinds\": [\"@H/missing\"]"), "@H/missing",
+    BWSH_VERDICT_SKIPPED, "does not exist", NULL },
+  { "missing outside source skipped", NULL, NULL, MOUNTS ("\"additionalROBinds\": [\"/nonexistent/bwsh/x\"]"),
+    "/nonexistent/bwsh/x", BWSH_VERDICT_SKIPPED, "does not exist", NULL },
+  { "dangling symlink skipped", "dangling", "@H/nowhere", MOUNTS ("\"additionalROBinds\": [\"@H/dangling\"]"),
+    "@H/dangling", BWSH_VERDICT_SKIPPED, "does not exist", NULL },
+  { "existing source accepted", NULL, NULL,
+    MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/realdir\", \"dst\": \"/mnt/realdir\"}]"), "/mnt/realdir",
+    BWSH_VERDICT_ACCEPTED, NULL, "@H/realdir" },
+};
+
+static void
+test_rules_apply_again_after_resolving_symlinks (void **state)
+{
+  Fx *f = *state;
+
+  mkdirs (f, "realdir");
+  mkdirs (f, ".ssh");
+  mkdirs (f, ".config/bwsh");
+  for (size_t i = 0; i < sizeof resolve_cases / sizeof resolve_cases[0]; i++)
+    {
+      const ResolveCase *c = &resolve_cases[i];
+      char *l = c->link ? hp (f, c->link) : NULL;
+      char *dest = subst (f, c->dest);
+      BwshPlan *p;
+      BwshMount *m = NULL;
+
+      if (l != NULL)
+        symlink_in_home (f, c->target, c->link);
+      p = build_json (f, c->json);
+      for (size_t k = 0; k < p->n_mounts; k++)
+        if (strcmp (p->mounts[k].dest, dest) == 0 && p->mounts[k].from.origin == BWSH_ORIGIN_USER)
+          m = &p->mounts[k];
+      REQUIRE (m);
+      /* As written, every one of these is acceptable. */
+      assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+      assert_int_equal (p->diag.n, 0);
+      resolve (p);
+      if (m->verdict != c->verdict)
+        {
+          dump (p);
+          fail_msg ("%s: verdict %s after resolve, want %s", c->name, bwsh_verdict_to_string (m->verdict),
+                    bwsh_verdict_to_string (c->verdict));
+        }
+      if (c->reason != NULL)
+        {
+          char *orig = subst (f, c->dest);
+          expect_single_warning (p, orig, c->reason);
+          assert_int_equal (m->fd, -1);
+          assert_int_equal (p->n_refused, c->verdict == BWSH_VERDICT_REFUSED ? 1 : 0);
+          free (orig);
+        }
+      else
+        {
+          char *src = subst (f, c->src != NULL ? c->src : c->dest);
+          char *real = realpath (src, NULL);
+          free (src);
+          struct stat a, b;
+          assert_int_equal (p->diag.n, 0);
+          assert_true (m->fd >= 0);
+          assert_non_null (real);
+          assert_string_equal (m->src, real);
+          assert_int_equal (fstat (m->fd, &a), 0);
+          assert_int_equal (stat (real, &b), 0);
+          assert_int_equal (a.st_ino, b.st_ino);
+          free (real);
+        }
+      bwsh_plan_free (p);
+      if (l != NULL)
+        assert_int_equal (unlink (l), 0);
+      free (l);
+      free (dest);
+    }
+}
+
+/* ---------------------------------------------------------- disabling */
+
+typedef struct
+{
+  const char *entry;     /* @H */
+  const char *dest;      /* the default mount concerned, @H; NULL = none */
+  BwshVerdict verdict;   /* of that default mount */
+  const char *reason;    /* NULL = no warning */
+} DisableCase;
+
+static const DisableCase disable_cases[] = {
+  { "/", "/", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/dev", "/dev", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/proc", "/proc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/usr", "/usr", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/etc", "/etc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/etc/", "/etc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "//usr/./", "/usr", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/proc/", "/proc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/tmp", "/tmp", BWSH_VERDICT_DISABLED, NULL },
+  { "/tmp/", "/tmp", BWSH_VERDICT_DISABLED, NULL },
+  { "/run", "/run", BWSH_VERDICT_DISABLED, NULL },
+  { "@H", "@H", BWSH_VERDICT_DISABLED, NULL },
+  { "@H/", "@H", BWSH_VERDICT_DISABLED, NULL },
+  { "/nonexistent/default", NULL, BWSH_VERDICT_ACCEPTED, "no default bind has this destination" },
+  { "@H/other", NULL, BWSH_VERDICT_ACCEPTED, "no default bind has this destination" },
+  { "tmp", NULL, BWSH_VERDICT_ACCEPTED, "not absolute" },
+  { "/etc/../tmp", NULL, BWSH_VERDICT_ACCEPTED, "\"..\"" },
+};
+
+static void
+test_disable_defaults_locked_and_normalised (void **state)
+{
+  Fx *f = *state;
+
+  for (size_t i = 0; i < sizeof disable_cases / sizeof disable_cases[0]; i++)
+    {
+      const DisableCase *c = &disable_cases[i];
+      char json[PATH_MAX + 128];
+      BwshPlan *p;
+
+      snprintf (json, sizeof json, MOUNTS ("\"disabledDefaultBinds\": [\"%s\"]"), c->entry);
+      p = build_json (f, json);
+      if (c->dest != NULL)
+        {
+          char *d = subst (f, c->dest);
+          BwshMount *m = NULL;
+          for (size_t k = 0; k < p->n_mounts; k++)
+            if (strcmp (p->mounts[k].dest, d) == 0 && p->mounts[k].from.origin == BWSH_ORIGIN_DEFAULT)
+              m = &p->mounts[k];
+          REQUIRE (m);
+          if (m->verdict != c->verdict)
+            {
+              dump (p);
+              fail_msg ("disable %s: %s is %s", c->entry, d, bwsh_verdict_to_string (m->verdict));
+            }
+          free (d);
+        }
+      if (c->reason == NULL)
+        assert_int_equal (p->diag.n, 0);
+      else
+        {
+          char *e = subst (f, c->entry);
+          expect_single_warning (p, e, c->reason);
+          assert_non_null (strstr (p->diag.lines[0], "disabledDefaultBinds"));
+          free (e);
+        }
+      bwsh_plan_free (p);
+    }
+}
+
+static void
+test_disabled_home_is_not_rendered (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p = build_json (f, MOUNTS ("\"disabledDefaultBinds\": [\"@H\"]"));
+  BwshArgv a = { 0 };
+
+  resolve (p);
+  assert_int_equal (must (find (p, f->home, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
+  assert_int_equal (must (find (p, f->home, BWSH_MOUNT_RO_BIND))->fd, -1);
+  assert_int_equal (bwsh_render_options (p, BWSH_RENDER_PATHS, -1, &a), 0);
+  for (size_t i = 0; i + 2 < a.n; i++)
+    if ((strncmp (a.v[i], "--ro-bind", 9) == 0 || strncmp (a.v[i], "--bind", 6) == 0)
+        && strcmp (a.v[i + 2], f->home) == 0)
+      fail_msg ("the disabled home is still mounted: %s %s %s", a.v[i], a.v[i + 1], a.v[i + 2]);
+  bwsh_argv_clear (&a);
+  bwsh_plan_free (p);
+}
+
+/* --------------------------------------------------------------- order */
+
+static void
+test_child_bind_never_shadowed_by_later_parent (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+  ssize_t ih, ia, iab, iabc, iz, iy;
+
+  mkdirs (f, "a/b/c");
+  mkdirs (f, "z");
+  mkdirs (f, "y");
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"@H/a/b/c\", \"@H/z\", \"@H/a\", \"@H/y\"],"
+                             "\"additionalBinds\": [\"@H/a/b\"]"));
+  assert_parents_first (p);
+  ih = index_of (p, find (p, f->home, BWSH_MOUNT_RO_BIND));
+  ia = index_of (p, find_h (f, p, "@H/a", BWSH_MOUNT_RO_BIND));
+  iab = index_of (p, find_h (f, p, "@H/a/b", BWSH_MOUNT_BIND));
+  iabc = index_of (p, find_h (f, p, "@H/a/b/c", BWSH_MOUNT_RO_BIND));
+  iz = index_of (p, find_h (f, p, "@H/z", BWSH_MOUNT_RO_BIND));
+  iy = index_of (p, find_h (f, p, "@H/y", BWSH_MOUNT_RO_BIND));
+  assert_true (index_of (p, find (p, "/tmp", BWSH_MOUNT_TMPFS)) < ih);
+  assert_true (ih < ia);
+  assert_true (ia < iab);
+  assert_true (iab < iabc);
+  /* same depth: the order as written */
+  assert_true (iz < ia);
+  assert_true (ia < iy);
+  /* and tmpfs "/" stays first */
+  assert_int_equal (index_of (p, find (p, "/", BWSH_MOUNT_TMPFS)), 0);
+  bwsh_plan_free (p);
+}
+
+/* ----------------------------------------------- same destination twice */
+
+static void
+test_same_destination_higher_origin_wins (void **state)
+{
+  Fx *f = *state;
+  BwshSource pol_src = { .origin = BWSH_ORIGIN_POLICY, .file = S ("/etc/bwsh/bwsh.conf"), .line = 7 };
+  BwshPlan *p;
+  BwshMount *m;
+
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/srv/policy", "/mnt/x", &pol_src), 0);
+
+  /* policy > user */
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"/srv/user\", \"dst\": \"/mnt/x\"}]"));
+  m = must (find (p, "/mnt/x", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->from.origin, BWSH_ORIGIN_POLICY);
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  m = must (find_nth (p, "/mnt/x", BWSH_MOUNT_RO_BIND, 1));
+  REQUIRE (m);
+  assert_int_equal (m->from.origin, BWSH_ORIGIN_USER);
+  assert_int_equal (m->verdict, BWSH_VERDICT_SHADOWED);
+  expect_single_warning (p, "/mnt/x", "also bound by the policy, which wins");
+  bwsh_plan_free (p);
+
+  /* user > default: a read-write $HOME replaces the read-only default */
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H\"]"));
+  m = must (find (p, f->home, BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->from.origin, BWSH_ORIGIN_DEFAULT);
+  assert_int_equal (m->verdict, BWSH_VERDICT_SHADOWED);
+  m = must (find (p, f->home, BWSH_MOUNT_BIND));
+  assert_int_equal (m->from.origin, BWSH_ORIGIN_USER);
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (diag_count (p, "replaces the default bind on the same destination"), 1);
+  bwsh_plan_free (p);
+
+  /* user > default on a tmpfs */
+  mkdirs (f, "t");
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/t\", \"dst\": \"/tmp\"}]"));
+  assert_int_equal (must (find (p, "/tmp", BWSH_MOUNT_TMPFS))->verdict, BWSH_VERDICT_SHADOWED);
+  assert_int_equal (must (find (p, "/tmp", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  expect_single_warning (p, "/tmp", "replaces the default bind");
+  bwsh_plan_free (p);
+
+  /* policy > default */
+  bwsh_bind_list_clear (&f->pol->ro_binds);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/srv/policy", "/run", &pol_src), 0);
+  p = build (f, NULL);
+  assert_int_equal (must (find (p, "/run", BWSH_MOUNT_TMPFS))->verdict, BWSH_VERDICT_SHADOWED);
+  assert_int_equal (must (find (p, "/run", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+  bwsh_bind_list_clear (&f->pol->ro_binds);
+}
+
+/* ----------------------------------------------------- protected paths */
+
+/* The invariant the protected paths exist for: no accepted read-write bind
+ * shows a protected path (as named or as resolved) writable at any
+ * destination, unless a read-only mount later in the plan covers exactly
+ * that spot. */
+static void
+assert_protected_never_writable (const Fx *f, const BwshPlan *p)
+{
+  static const char *const rel[] = { ".config/bwsh", ".ssh", ".pam_environment" };
+
+  for (size_t r = 0; r < 3; r++)
+    for (int resolved = 0; resolved < 2; resolved++)
+      {
+        char *prot = hp (f, rel[r]);
+        char *real = resolved ? realpath (prot, NULL) : NULL;
+        const char *P = resolved ? real : prot;
+
+        if (P == NULL)
+          {
+            free (prot);
+            continue;
+          }
+        for (size_t i = 0; i < p->n_mounts; i++)
+          {
+            const BwshMount *m = &p->mounts[i];
+            char *spot = NULL;
+            bool covered = false;
+            size_t sl;
+
+            if (m->verdict != BWSH_VERDICT_ACCEPTED || m->kind != BWSH_MOUNT_BIND || m->src == NULL)
+              continue;
+            if (!bwsh_path_has_prefix (P, m->src))
+              continue;
+            sl = strcmp (m->src, "/") == 0 ? 0 : strlen (m->src);
+            assert_true (asprintf (&spot, "%s%s", strcmp (m->dest, "/") == 0 ? "" : m->dest, P + sl) > 0);
+            for (size_t j = i + 1; j < p->n_mounts; j++)
+              {
+                const BwshMount *q = &p->mounts[j];
+                if (q->verdict == BWSH_VERDICT_ACCEPTED
+                    && (q->kind == BWSH_MOUNT_RO_BIND || q->kind == BWSH_MOUNT_REMOUNT_RO)
+                    && bwsh_path_has_prefix (spot, q->dest))
+                  covered = true;
+              }
+            if (!covered)
+              {
+                dump (p);
+                fail_msg ("protected %s is writable inside at %s through the bind %s -> %s", P, spot, m->src,
+                          m->dest);
+              }
+            free (spot);
+          }
+        free (real);
+        free (prot);
+      }
+}
+
+static void
+test_protected_paths_rebound_read_only_under_rw_home (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+  BwshMount *home, *m, *t, *ro;
+  char *pam = hp (f, ".pam_environment");
+
+  mkdirs (f, ".ssh");
+  mkdirs (f, ".config/bwsh");
+
+  /* Default plan: $HOME is read-only, nothing extra is needed. */
+  p = build (f, NULL);
+  assert_null (find_h (f, p, "@H/.ssh", -1));
+  assert_null (find_h (f, p, "@H/.pam_environment", -1));
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+
+  /* The user asks for a writable $HOME. */
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H\"]"));
+  home = must (find (p, f->home, BWSH_MOUNT_BIND));
+  assert_non_null (home);
+  assert_int_equal (home->verdict, BWSH_VERDICT_ACCEPTED);
+  /* existing: read-only binds, after the home */
+  m = must (find_h (f, p, "@H/.ssh", BWSH_MOUNT_RO_BIND));
+  REQUIRE (m);
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (m->from.origin, BWSH_ORIGIN_POLICY);
+  assert_true (index_of (p, m) > index_of (p, home));
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  REQUIRE (m);
+  assert_true (index_of (p, m) > index_of (p, home));
+  /* missing: a tmpfs, then remount read-only, so it cannot be created */
+  t = must (find (p, pam, BWSH_MOUNT_TMPFS));
+  ro = must (find (p, pam, BWSH_MOUNT_REMOUNT_RO));
+  assert_non_null (t);
+  assert_non_null (ro);
+  assert_true (index_of (p, home) < index_of (p, t));
+  assert_true (index_of (p, t) < index_of (p, ro));
+  assert_parents_first (p);
+  resolve (p);
+  assert_true (must (find_h (f, p, "@H/.ssh", BWSH_MOUNT_RO_BIND))->fd >= 0);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+
+  /* A writable ~/.config: ~/.config/bwsh is bound read-only again. */
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H/.config\"]"));
+  assert_non_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  assert_null (find_h (f, p, "@H/.ssh", -1));
+  resolve (p);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+  free (pam);
+}
+
+static void
+test_protected_symlink_target_protected_too (void **state)
+{
+  /* ~/.ssh -> ~/dotfiles/ssh: both names must stay read-only. */
+  Fx *f = *state;
+  BwshPlan *p;
+  BwshMount *a, *b, *home;
+
+  mkdirs (f, "dotfiles/ssh");
+  symlink_in_home (f, "@H/dotfiles/ssh", ".ssh");
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H\"]"));
+  home = must (find (p, f->home, BWSH_MOUNT_BIND));
+  a = must (find_h (f, p, "@H/.ssh", BWSH_MOUNT_RO_BIND));
+  b = must (find_h (f, p, "@H/dotfiles/ssh", BWSH_MOUNT_RO_BIND));
+  if (a == NULL || b == NULL)
+    {
+      dump (p);
+      fail_msg ("protected symlink or its target not re-bound read-only");
+    }
+  assert_true (index_of (p, a) > index_of (p, home));
+  assert_true (index_of (p, b) > index_of (p, home));
+  resolve (p);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+}
+
+static void
+test_rw_alias_of_home_does_not_expose_protected_paths (void **state)
+{
+  /* {"src": $HOME, "dst": $HOME/alias} is read-write and under $HOME on both
+   * sides, but inside it $HOME/alias/.ssh is the host's ~/.ssh, writable,
+   * unless the protection follows the source as well as the destination. */
+  Fx *f = *state;
+  BwshPlan *p;
+
+  mkdirs (f, ".ssh");
+  mkdirs (f, ".config/bwsh");
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [{\"src\": \"@H\", \"dst\": \"@H/alias\"}]"));
+  resolve (p);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+}
+
+static void
+test_rw_symlink_to_home_does_not_expose_protected_paths (void **state)
+{
+  /* ~/mirror -> ~ resolves under $HOME and is not itself protected, but it
+   * contains ~/.ssh. */
+  Fx *f = *state;
+  BwshPlan *p;
+
+  mkdirs (f, ".ssh");
+  symlink_in_home (f, "@H", "mirror");
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H/mirror\"]"));
+  resolve (p);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+}
+
+/* ------------------------------------------------------ project directory */
+
+static void
+test_project_dir_choice_checked_like_rw_bind (void **state)
+{
+  Fx *f = *state;
+  static const struct
+  {
+    const char *value;
+    const char *reason; /* NULL = accepted */
+  } cases[] = {
+    { "@H/work", NULL },
+    { "@H//work/./", NULL },
+    { "@H/.config", NULL },
+    { "/srv/project", "must lie under $HOME" },
+    { "@H", "must lie under $HOME" },
+    { "@Hx/p", "must lie under $HOME" },
+    { "@H/.ssh", "protected path" },
+    { "@H/.config/bwsh/x", "protected path" },
+    { "@H/../x", "not a valid absolute path" },
+    { "relative/p", "not a valid absolute path" },
+    { "/proc/self/cwd", "must lie under $HOME" },
+  };
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char json[PATH_MAX + 128];
+      char *def = hp (f, "project"), *want = NULL, *v = subst (f, cases[i].value);
+      BwshPlan *p;
+
+      snprintf (json, sizeof json, "{\"preferences\": {\"sandboxProjectDir\": \"%s\"}}", cases[i].value);
+      p = build_json (f, json);
+      if (cases[i].reason == NULL)
+        {
+          assert_int_equal (bwsh_path_normalize (v, &want), BWSH_PATH_OK);
+          assert_int_equal (p->diag.n, 0);
+          assert_string_equal (p->project_dir, want);
+          assert_string_equal (p->chdir, want);
+          assert_non_null (find (p, want, BWSH_MOUNT_BIND));
+          assert_null (find (p, def, BWSH_MOUNT_BIND));
+        }
+      else
+        {
+          expect_single_warning (p, "sandboxProjectDir", cases[i].reason);
+          assert_non_null (strstr (p->diag.lines[0], "using the default"));
+          assert_int_equal (p->n_refused, 1);
+          assert_string_equal (p->project_dir, def);
+          assert_string_equal (p->chdir, def);
+        }
+      free (want);
+      free (def);
+      free (v);
+      bwsh_plan_free (p);
+    }
+
+  /* A policy that does not let users choose. */
+  f->pol->user_may_choose_project = false;
+  {
+    BwshPlan *p = build_json (f, "{\"preferences\": {\"sandboxProjectDir\": \"@H/work\"}}");
+    char *def = hp (f, "project");
+    expect_single_warning (p, "sandboxProjectDir", "does not let users choose");
+    assert_string_equal (p->project_dir, def);
+    free (def);
+    bwsh_plan_free (p);
+  }
+  f->pol->user_may_choose_project = true;
+}
+
+/* No accepted bind (of any origin) may end up read-write on a forbidden
+ * path or outside $HOME once resolved. */
+static void
+assert_no_rw_escape (const Fx *f, const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || m->kind != BWSH_MOUNT_BIND)
+        continue;
+      if (bwsh_path_is_forbidden (m->src) || !bwsh_path_has_prefix (m->src, f->home))
+        {
+          dump (p);
+          fail_msg ("read-write bind of %s at %s accepted", m->src, m->dest);
+        }
+    }
+}
+
+static void
+test_project_dir_swapped_for_symlink_to_root_refused (void **state)
+{
+  /* bwsh creates ~/project with bwsh_mkdir_under_home(), which refuses a
+   * symlink; but the user owns ~ and can swap ~/project for a symlink to "/"
+   * between that and bwsh_plan_resolve().  The project bind is read-write:
+   * resolve must check it like any user-controlled bind, or the host's "/"
+   * (with /run and its D-Bus sockets) is mounted writable at ~/project. */
+  Fx *f = *state;
+  char *project = hp (f, "project");
+  BwshError err = { 0 };
+  BwshPlan *p;
+  int r;
+
+  p = build (f, NULL);
+  assert_int_equal (rmdir (project), 0);
+  assert_int_equal (symlink ("/", project), 0);
+  r = bwsh_plan_resolve (p, &err);
+  if (r == 0)
+    assert_no_rw_escape (f, p);
+  bwsh_plan_free (p);
+  free (project);
+}
+
+static void
+test_chosen_project_dir_symlink_outside_home_refused (void **state)
+{
+  Fx *f = *state;
+  BwshError err = { 0 };
+  BwshPlan *p;
+  int r;
+
+  symlink_in_home (f, "@O", "work");
+  p = build_json (f, "{\"preferences\": {\"sandboxProjectDir\": \"@H/work\"}}");
+  r = bwsh_plan_resolve (p, &err);
+  if (r == 0)
+    assert_no_rw_escape (f, p);
+  bwsh_plan_free (p);
+}
+
+/* --------------------------------------------------------- mount limit */
+
+static void
+test_mount_flood_refused_beyond_policy_limit (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+  size_t defaults = 0, user_ok = 0, user_refused = 0;
+
+  p = build (f, NULL);
+  defaults = p->n_mounts;
+  bwsh_plan_free (p);
+
+  /* Under the limit: all five accepted. */
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv/1\", \"/srv/2\", \"/srv/3\", \"/srv/4\", \"/srv/5\"]"));
+  assert_int_equal (p->n_refused, 0);
+  assert_int_equal (p->diag.n, 0);
+  bwsh_plan_free (p);
+
+  f->pol->max_mounts = (unsigned) defaults + 2;
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv/1\", \"/srv/2\", \"/srv/3\", \"/srv/4\", \"/srv/5\"]"));
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      if (p->mounts[i].from.origin != BWSH_ORIGIN_USER)
+        {
+          assert_int_equal (p->mounts[i].verdict, BWSH_VERDICT_ACCEPTED);
+          continue;
+        }
+      user_ok += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED;
+      user_refused += p->mounts[i].verdict == BWSH_VERDICT_REFUSED;
+    }
+  {
+    size_t total = 0;
+    for (size_t i = 0; i < p->n_mounts; i++)
+      total += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED;
+    if (total > f->pol->max_mounts || user_ok != 2)
+      {
+        dump (p);
+        fail_msg ("max_mounts %u: %zu mounts accepted (%zu of them the user's)", f->pol->max_mounts, total, user_ok);
+      }
+  }
+  assert_int_equal (user_refused, 3);
+  assert_int_equal (p->n_refused, 3);
+  assert_int_equal (p->diag.n, 3);
+  {
+    char limit[64];
+    snprintf (limit, sizeof limit, "limit of %zu mounts", defaults + 2);
+    assert_int_equal (diag_count (p, limit), 3);
+  }
+  assert_int_equal (diag_count (p, "/srv/3"), 1);
+  assert_int_equal (diag_count (p, "/srv/5"), 1);
+  bwsh_plan_free (p);
+
+  /* Defaults are never cut, even by an absurd limit. */
+  f->pol->max_mounts = 1;
+  p = build (f, NULL);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    assert_int_equal (p->mounts[i].verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+  f->pol->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
+}
+
+/* ----------------------------------------------------------- coalescing */
+
+static void
+test_redundant_ro_bind_coalesced_only_under_identical_parent (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+  BwshMount *m;
+
+  mkdirs (f, "docs");
+  mkdirs (f, "project/sub");
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"@H/docs\", \"@H/project/sub\","
+                             " {\"src\": \"@H/docs\", \"dst\": \"/mnt/docs\"}]"));
+  resolve (p);
+  /* under the read-only $HOME, bound onto itself: already visible */
+  m = must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_COALESCED);
+  assert_int_equal (m->fd, -1);
+  assert_non_null (strstr (m->reason, f->home));
+  /* under the read-write project: the read-only bind changes something */
+  m = must (find_h (f, p, "@H/project/sub", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_true (m->fd >= 0);
+  /* elsewhere: not covered */
+  m = must (find (p, "/mnt/docs", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (p->diag.n, 0);
+  bwsh_plan_free (p);
+}
+
+/* ---------------------------------------------------------- environment */
+
+static bool
+env_has (const BwshPlan *p, const char *kv)
+{
+  for (size_t i = 0; i < p->n_env; i++)
+    if (strcmp (p->env[i], kv) == 0)
+      return true;
+  return false;
+}
+
+static size_t
+env_count_name (const BwshPlan *p, const char *name)
+{
+  size_t n = 0, l = strlen (name);
+  for (size_t i = 0; i < p->n_env; i++)
+    n += strncmp (p->env[i], name, l) == 0 && p->env[i][l] == '=';
+  return n;
+}
+
+static void
+test_environment_allow_list_and_fixed_identity (void **state)
+{
+  Fx *f = *state;
+  char *const envp[] = {
+    S ("TERM=xterm-256color"),
+    S ("LANG=C.UTF-8"),
+    S ("LC_ALL=de_DE.UTF-8"),
+    S ("LC_CTYPE=C"),
+    S ("TZ=Europe/Berlin"),
+    S ("COLORTERM=truecolor"),
+    S ("SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22"),
+    S ("SSH_CLIENT=127.0.0.1 1 22"),
+    S ("SSH_TTY=/dev/pts/3"),
+    S ("LD_PRELOAD=/tmp/evil.so"),
+    S ("LD_LIBRARY_PATH=/tmp"),
+    S ("BASH_ENV=/tmp/evil.sh"),
+    S ("ENV=/tmp/evil.sh"),
+    S ("PATH=/tmp/evil:/usr/bin"),
+    S ("HOME=/"),
+    S ("SHELL=/x"),
+    S ("USER=root"),
+    S ("LOGNAME=root"),
+    S ("DBUS_SESSION_BUS_ADDRESS=unix:path=/run/user/0/bus"),
+    S ("XDG_RUNTIME_DIR=/run/user/0"),
+    S ("SSH_AUTH_SOCK=/tmp/agent"),
+    S ("LCX=no"),
+    S ("=nameless"),
+    S ("NOEQUALS"),
+    NULL,
+  };
+  static const char *const passed[] = {
+    "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "LC_CTYPE=C", "TZ=Europe/Berlin",
+    "COLORTERM=truecolor", "SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22", "SSH_CLIENT=127.0.0.1 1 22",
+    "SSH_TTY=/dev/pts/3",
+  };
+  static const char *const dropped[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "DBUS_SESSION_BUS_ADDRESS",
+                                         "XDG_RUNTIME_DIR", "SSH_AUTH_SOCK", "LCX", "NOEQUALS" };
+  BwshPlan *p = build_env (f, NULL, envp);
+  char kv[PATH_MAX + 16];
+
+  for (size_t i = 0; i < sizeof passed / sizeof passed[0]; i++)
+    if (!env_has (p, passed[i]))
+      fail_msg ("%s did not pass the allow-list", passed[i]);
+  for (size_t i = 0; i < sizeof dropped / sizeof dropped[0]; i++)
+    if (env_count_name (p, dropped[i]) != 0)
+      fail_msg ("%s got into the sandbox", dropped[i]);
+  /* fixed from identity and policy, exactly once each */
+  snprintf (kv, sizeof kv, "HOME=%s", f->home);
+  assert_true (env_has (p, kv));
+  assert_true (env_has (p, "USER=tester"));
+  assert_true (env_has (p, "LOGNAME=tester"));
+  snprintf (kv, sizeof kv, "SHELL=%s", f->pol->shell);
+  assert_true (env_has (p, kv));
+  assert_true (env_has (p, "PATH=/usr/local/bin:/usr/bin:/bin"));
+  static const char *const fixed[] = { "HOME", "USER", "LOGNAME", "SHELL", "PATH" };
+  for (size_t i = 0; i < 5; i++)
+    assert_int_equal (env_count_name (p, fixed[i]), 1);
+  assert_null (p->env[p->n_env]);
+  bwsh_plan_free (p);
+
+  /* The policy may allow more names, globs included. */
+  assert_int_equal (bwsh_bind_list_add (&f->pol->env_allow, "MY_*", NULL, NULL), 0);
+  {
+    char *const e2[] = { S ("MY_VAR=1"), S ("OTHER=2"), NULL };
+    p = build_env (f, NULL, e2);
+    assert_true (env_has (p, "MY_VAR=1"));
+    assert_int_equal (env_count_name (p, "OTHER"), 0);
+    bwsh_plan_free (p);
+  }
+  bwsh_bind_list_clear (&f->pol->env_allow);
+}
+
+static char *
+big_var (const char *name, size_t value_len)
+{
+  size_t n = strlen (name);
+  char *s = malloc (n + 1 + value_len + 1);
+  assert_non_null (s);
+  memcpy (s, name, n);
+  s[n] = '=';
+  memset (s + n + 1, 'x', value_len);
+  s[n + 1 + value_len] = '\0';
+  return s;
+}
+
+static void
+test_oversized_allowed_variable_fails_e2big (void **state)
+{
+  Fx *f = *state;
+  char *term = big_var ("TERM", 140 * 1024);
+  char *ok = big_var ("TERM", BWSH_ENV_VALUE_MAX);
+  char *junk = big_var ("LD_PRELOAD", 140 * 1024);
+  char *const e1[] = { term, NULL };
+  char *const e2[] = { ok, junk, NULL };
+  BwshPlan *p = (BwshPlan *) 0x1;
+  BwshError err = { 0 };
+
+  assert_int_equal (bwsh_plan_build (f->id, f->pol, NULL, e1, &p, &err), -E2BIG);
+  assert_ptr_equal (p, (BwshPlan *) 0x1);
+  assert_non_null (strstr (err.message, "TERM"));
+  assert_non_null (strstr (err.message, "longer than 32768 bytes"));
+  /* at the limit: fine; an oversized variable that is not allowed: ignored */
+  p = build_env (f, NULL, e2);
+  assert_true (env_has (p, ok));
+  assert_int_equal (env_count_name (p, "LD_PRELOAD"), 0);
+  bwsh_plan_free (p);
+  free (term);
+  free (ok);
+  free (junk);
+}
+
+/* ----------------------------------------------------- policy switches */
+
+static void
+test_strict_policy_fails_resolve_on_any_refusal (void **state)
+{
+  Fx *f = *state;
+  BwshError err = { 0 };
+  BwshPlan *p;
+
+  f->pol->strict = true;
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/proc\"]"));
+  assert_int_equal (bwsh_plan_resolve (p, &err), -EPERM);
+  assert_non_null (strstr (err.message, "strict policy: 1 configuration entry was refused"));
+  bwsh_plan_free (p);
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv\"]"));
+  assert_int_equal (bwsh_plan_resolve (p, &err), 0);
+  bwsh_plan_free (p);
+  f->pol->strict = false;
+}
+
+static void
+test_overlay_ignored_when_policy_forbids_it (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+
+  f->pol->user_overlay_allowed = false;
+  p = build_json (f, "{\"preferences\": {\"sandboxProjectDir\": \"@H/work\", \"sandboxBwrapMounts\": "
+                     "{\"additionalBinds\": [\"@H\"], \"disabledDefaultBinds\": [\"/tmp\"]}}}");
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      assert_int_not_equal (p->mounts[i].from.origin, BWSH_ORIGIN_USER);
+      assert_int_equal (p->mounts[i].verdict, BWSH_VERDICT_ACCEPTED);
+    }
+  assert_non_null (strstr (p->project_dir, "/project"));
+  bwsh_plan_free (p);
+  f->pol->user_overlay_allowed = true;
+}
+
+static void
+test_network_none_unshares_net (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+
+  f->pol->net_mode = BWSH_NET_NONE;
+  p = build (f, NULL);
+  assert_true (p->unshare_net);
+  bwsh_plan_free (p);
+  f->pol->net_mode = BWSH_NET_SHARED;
+  p = build (f, NULL);
+  assert_false (p->unshare_net);
+  bwsh_plan_free (p);
+}
+
+/* ------------------------------------------------------------ identity */
+
+static void
+test_identity_from_nss_not_environment (void **state)
+{
+  struct passwd *pw = getpwuid (getuid ());
+  BwshIdentity *id = NULL;
+  BwshError err = { 0 };
+  char *want = NULL;
+  (void) state;
+
+  assert_non_null (pw);
+  setenv ("HOME", "/", 1);
+  setenv ("USER", "root-impostor", 1);
+  setenv ("SHELL", "/tmp/evil", 1);
+  assert_int_equal (bwsh_identity_from_uid (getuid (), &id, &err), 0);
+  assert_int_equal (id->uid, pw->pw_uid);
+  assert_string_equal (id->name, pw->pw_name);
+  assert_int_equal (bwsh_path_normalize (pw->pw_dir, &want), BWSH_PATH_OK);
+  assert_string_equal (id->home, want);
+  assert_string_equal (id->shell, pw->pw_shell);
+  bwsh_identity_free (id);
+  free (want);
+
+  assert_int_equal (bwsh_identity_from_name ("root", &id, &err), 0);
+  assert_int_equal (id->uid, 0);
+  assert_true (bwsh_identity_in_group (id, "root"));
+  assert_false (bwsh_identity_in_group (id, "no-such-group-bwsh"));
+  bwsh_identity_free (id);
+
+  id = NULL;
+  assert_int_equal (bwsh_identity_from_name ("no-such-user-bwsh", &id, &err), -ENOENT);
+  assert_null (id);
+  assert_non_null (strstr (err.message, "no such user"));
+  assert_int_equal (bwsh_identity_from_uid (4000000000u, &id, &err), -ENOENT);
+  assert_null (bwsh_identity_free (NULL));
+}
+
+int
+main (void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown (fn, setup, teardown)
+  const struct CMUnitTest tests[] = {
+    T (test_default_plan_is_the_seed_sandbox),
+    T (test_each_rule_accepts_and_refuses_one_entry),
+    T (test_rules_apply_again_after_resolving_symlinks),
+    T (test_disable_defaults_locked_and_normalised),
+    T (test_disabled_home_is_not_rendered),
+    T (test_child_bind_never_shadowed_by_later_parent),
+    T (test_same_destination_higher_origin_wins),
+    T (test_protected_paths_rebound_read_only_under_rw_home),
+    T (test_protected_symlink_target_protected_too),
+    T (test_rw_alias_of_home_does_not_expose_protected_paths),
+    T (test_rw_symlink_to_home_does_not_expose_protected_paths),
+    T (test_project_dir_choice_checked_like_rw_bind),
+    T (test_project_dir_swapped_for_symlink_to_root_refused),
+    T (test_chosen_project_dir_symlink_outside_home_refused),
+    T (test_mount_flood_refused_beyond_policy_limit),
+    T (test_redundant_ro_bind_coalesced_only_under_identical_parent),
+    T (test_environment_allow_list_and_fixed_identity),
+    T (test_oversized_allowed_variable_fails_e2big),
+    T (test_strict_policy_fails_resolve_on_any_refusal),
+    T (test_overlay_ignored_when_policy_forbids_it),
+    T (test_network_none_unshares_net),
+    cmocka_unit_test (test_identity_from_nss_not_environment),
+  };
+  return cmocka_run_group_tests (tests, NULL, NULL);
+}

@@ -478,6 +478,22 @@ typedef struct BwshLandlockReport
 int bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, BwshError *err);
 int bwsh_landlock_probe (const BwshPolicy *pol, BwshLandlockReport *ret_report);
 
+/* ----------------------------------------------------------------- session */
+
+/* After the policy, as the user: read the overlay the policy names, build
+ * the plan, check $HOME exists, create the project directory, resolve.  On
+ * failure *ret_what names the step ("cannot build the sandbox", ...) for
+ * the front end's message; NULL when @err says it all. */
+int bwsh_session_plan (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp,
+                       BwshUserConfig **ret_uc, BwshPlan **ret_plan, BwshDiag *diag,
+                       const char **ret_what, BwshError *err);
+
+/* True when @service (PAM_SERVICE) is one the policy refuses for subjects. */
+bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
+
+/* True when the passwd shell @shell is @bwsh_binary itself. */
+bool bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary);
+
 /* ---------------------------------------------------------------- launcher */
 
 /* Everything between plan and exec, shared by bwsh and tests: build the

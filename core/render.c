@@ -145,7 +145,9 @@ bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
     goto fail;
   if (cmd->has_command)
     {
-      if ((r = add2 (&a, "-c", cmd->command)) < 0)
+      /* "-c -- CMD": a command that starts with "-" is the command, not an
+       * option of the inner shell (POSIX sh, bash and dash all take it). */
+      if ((r = add3 (&a, "-c", "--", cmd->command)) < 0)
         goto fail;
       for (size_t i = 0; i < cmd->n_args; i++)
         if ((r = bwsh_argv_add (&a, cmd->args[i])) < 0)

@@ -244,32 +244,6 @@ ctx_init (Ctx *c, pam_handle_t *pamh, int flags, int argc, const char **argv)
 
 /* ----------------------------------------------- decisions (core helpers) */
 
-/* Proposed core helper: bool bwsh_policy_refuses_service (const BwshPolicy *, const char *service).
- * A subject's cron or at job runs /bin/sh -c directly, never the login
- * shell, so it would run unsandboxed.  An unknown service name is refused. */
-static bool
-policy_refuses_service (const BwshPolicy *pol, const char *service)
-{
-  if (service == NULL || service[0] == '\0')
-    return true;
-  return bwsh_bind_list_contains (&pol->refused_services, service);
-}
-
-/* Proposed core helper: bool bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary).
- * Strict: the passwd shell must name the installed bwsh itself (after
- * resolving symlinks), not merely a file called "bwsh". */
-static bool
-shell_is_bwsh (const char *shell)
-{
-  _cleanup_free_ char *have = NULL, *want = NULL;
-
-  if (shell == NULL || shell[0] != '/')
-    return false;
-  have = realpath (shell, NULL);
-  want = realpath (BWSH_BINARY, NULL);
-  return have != NULL && want != NULL && strcmp (have, want) == 0;
-}
-
 /* --------------------------------------------------- environment scrub */
 
 /* What the PAM environment must not carry into a subject's session: each of
@@ -345,39 +319,6 @@ scrub_environment (const Ctx *c)
   return 0;
 }
 
-/* ---------------------------------------------------------------- plan */
-
-/* As the user: overlay, plan, project directory, resolution.  The same
- * steps, in the same order, as bwsh itself, so the digest matches. */
-static int
-plan_as_user (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshUserConfig **ret_uc,
-              BwshPlan **ret_plan, BwshDiag *diag, const char **ret_what, BwshError *err)
-{
-  _cleanup_free_ char *path = NULL;
-  int r;
-
-  if (pol->user_overlay_allowed)
-    {
-      *ret_what = "cannot read the user configuration";
-      r = bwsh_path_expand (pol->user_config, id->home, &path);
-      if (r < 0)
-        return bwsh_error_set (err, r, NULL, 0, 0, "invalid user_config path in the policy");
-      r = bwsh_user_config_load (path, id->uid, ret_uc, diag, err);
-      if (r < 0)
-        return r;
-    }
-  *ret_what = "cannot build the sandbox";
-  r = bwsh_plan_build (id, pol, *ret_uc, envp, ret_plan, err);
-  if (r < 0)
-    return r;
-  *ret_what = "cannot create the project directory";
-  r = bwsh_mkdir_under_home ((*ret_plan)->home, (*ret_plan)->project_dir, err);
-  if (r < 0)
-    return r;
-  *ret_what = "cannot build the sandbox";
-  return bwsh_plan_resolve (*ret_plan, err);
-}
-
 static void
 log_warnings (const Ctx *c, const BwshDiag *d)
 {
@@ -445,10 +386,10 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
       return PAM_IGNORE;
     }
 
-  if (policy_refuses_service (pol, c.service))
+  if (bwsh_policy_refuses_service (pol, c.service))
     return refuse (&c, -EPERM, NULL, "service %s never runs the login shell; refused for sandboxed user %s",
                    or_dash (c.service), c.user);
-  if (pol->require_shell && !shell_is_bwsh (id->shell))
+  if (pol->require_shell && !bwsh_shell_is_bwsh (id->shell, BWSH_BINARY))
     return refuse (&c, -EPERM, NULL, "the login shell of sandboxed user %s is %s, not %s (require_shell)",
                    c.user, or_dash (id->shell), BWSH_BINARY);
 
@@ -464,7 +405,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     return refuse (&c, -ENOENT, NULL, "cannot identify the user");
   if (pam_modutil_drop_priv (pamh, &privs, pw) != 0)
     return refuse (&c, -EPERM, NULL, "cannot drop privileges to %s", c.user);
-  r = plan_as_user (id, pol, envp, &uc, &plan, &diag, &what, &err);
+  r = bwsh_session_plan (id, pol, envp, &uc, &plan, &diag, &what, &err);
   if (pam_modutil_regain_priv (pamh, &privs) != 0)
     {
       /* The process is in a state nobody planned for; say so and stop. */

@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -44,12 +43,16 @@ die (const char *fmt, ...)
   exit (EXIT_FAILURE);
 }
 
+static void die_error (const char *what, const BwshError *err) __attribute__ ((noreturn));
+
 static void
 die_error (const char *what, const BwshError *err)
 {
   char msg[sizeof err->file + BWSH_MESSAGE_MAX + 32];
 
   bwsh_error_format (err, msg, sizeof msg);
+  if (what == NULL)
+    die ("%s", msg);
   die ("%s: %s", what, msg);
 }
 
@@ -77,7 +80,7 @@ main (int argc, char **argv)
   BwshCommand cmd = { 0 };
   BwshError err = { 0 };
   char digest[65];
-  const char *announced;
+  const char *announced, *what = NULL;
   int r;
 
   /* Nothing the caller left open may reach the sandbox: an inherited
@@ -140,27 +143,16 @@ main (int argc, char **argv)
     die_error ("cannot identify the user", &err);
   user_name = id->name;
 
-  r = bwsh_session_load (&s, id, NULL, NULL, environ, &err);
+  s.id = id;
+  r = bwsh_policy_load (bwsh_policy_path (), id, &s.policy, &err);
   if (r < 0)
-    {
-      print_warnings (&s.diag);
-      die_error ("cannot build the sandbox", &err);
-    }
+    die_error ("the sandbox policy cannot be used", &err);
+  r = bwsh_session_plan (id, s.policy, environ, &s.user_config, &s.plan, &s.diag, &what, &err);
   print_warnings (&s.diag);
-
-  {
-    struct stat st;
-    if (stat (s.plan->home, &st) < 0 || !S_ISDIR (st.st_mode))
-      die ("home directory %s does not exist", s.plan->home);
-  }
-  r = bwsh_mkdir_under_home (s.plan->home, s.plan->project_dir, &err);
+  if (s.plan != NULL)
+    print_warnings (&s.plan->diag);
   if (r < 0)
-    die_error ("cannot create the project directory", &err);
-
-  r = bwsh_plan_resolve (s.plan, &err);
-  print_warnings (&s.plan->diag);
-  if (r < 0)
-    die_error ("cannot build the sandbox", &err);
+    die_error (what, &err);
 
   /* pam_bwsh records the digest of the plan it checked; a different plan
    * now means the configuration changed in between, or someone set it. */

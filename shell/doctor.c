@@ -1,19 +1,1321 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* bwshctl doctor: what on this machine would weaken or break bwsh. */
+/*
+ * bwshctl doctor: what on this machine would weaken or break bwsh.
+ *
+ * Each check prints one finding, "ok:", "note:", "warning:" or "error:",
+ * followed for the last two by a "fix:" line that says what to change.
+ * Exit status: 0 when nothing is wrong, 1 when the worst finding is a
+ * warning, 2 when there is an error (or on a usage error).
+ *
+ * The doctor only reads: files under /etc, /proc/sys and /sys, and the
+ * output of `bwrap --version`, `bwrap --help`, a bwrap run as an
+ * unprivileged user, and `sshd -T`.  Commands run with an argv vector, a
+ * fixed environment, stdin on /dev/null and a timeout; never through a shell.
+ *
+ * Test builds (BWSH_TEST_BUILD) accept --root DIR, --sshd CMD and --bwrap CMD
+ * so that the tests can point every file and command at fixtures.  An
+ * installed build has no such options: what it reports is the machine.
+ */
 #include "config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <grp.h>
+#include <poll.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bwsh.h"
+#include "cleanup.h"
 
 int bwshctl_doctor (int argc, char **argv);
+
+#define BWSH_SHELL_PATH BWSH_BINDIR "/bwsh"
+#define SSHD_PATH "/usr/sbin/sshd"
+/* Output of the commands the doctor runs is small; anything larger is cut. */
+#define CMD_OUTPUT_MAX (256 * 1024)
+#define CMD_TIMEOUT_MS 10000
+/* PAM stacks nest a few levels (@include common-session); more is a loop. */
+#define PAM_DEPTH_MAX 8
+#define PAM_LINE_MAX 4096
+
+typedef enum
+{
+  LEVEL_OK,
+  LEVEL_NOTE,
+  LEVEL_WARNING,
+  LEVEL_ERROR,
+} Level;
+
+typedef struct
+{
+  const char *root;  /* "" or a test build's --root */
+  const char *sshd;  /* command */
+  const char *bwrap; /* command */
+  bool bwrap_overridden;
+  const char *policy_path;
+  const char *user;  /* --user */
+  BwshIdentity *subject;
+  BwshPolicy *policy;
+  int warnings;
+  int errors;
+} Doctor;
+
+static void finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+static void
+finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
+{
+  static const char *const names[] = { "ok", "note", "warning", "error" };
+  va_list ap;
+
+  printf ("%s: ", names[level]);
+  va_start (ap, fmt);
+  vprintf (fmt, ap);
+  va_end (ap);
+  putchar ('\n');
+  if (fix != NULL && level >= LEVEL_WARNING)
+    printf ("  fix: %s\n", fix);
+  if (level == LEVEL_WARNING)
+    d->warnings++;
+  else if (level == LEVEL_ERROR)
+    d->errors++;
+}
+
+/* The path of a system file, below --root in a test build. */
+static char *
+at_root (const Doctor *d, const char *path)
+{
+  char *s = NULL;
+
+  if (asprintf (&s, "%s%s", d->root, path) < 0)
+    {
+      perror ("bwshctl doctor");
+      exit (2);
+    }
+  return s;
+}
+
+/* First line of a small text file, without the newline.  NULL if unreadable
+ * (errno set). */
+static char *
+read_first_line (const char *path)
+{
+  _cleanup_fclose_ FILE *f = fopen (path, "re");
+  char buf[256];
+
+  if (f == NULL)
+    return NULL;
+  if (fgets (buf, sizeof buf, f) == NULL)
+    {
+      errno = ferror (f) ? EIO : ENODATA;
+      return NULL;
+    }
+  buf[strcspn (buf, "\n")] = '\0';
+  return strdup (buf);
+}
+
+/* ------------------------------------------------------------- commands */
+
+typedef struct
+{
+  char *out;
+  size_t out_len;
+  char *err;
+  size_t err_len;
+  int status;     /* waitpid() status */
+  int exec_errno; /* the exec failed with this, 0 = ran */
+  bool timed_out;
+} CmdResult;
+
+static void
+cmd_result_clear (CmdResult *r)
+{
+  free (r->out);
+  free (r->err);
+  *r = (CmdResult) { 0 };
+}
+
+static bool
+cmd_succeeded (const CmdResult *r)
+{
+  return r->exec_errno == 0 && !r->timed_out && WIFEXITED (r->status) && WEXITSTATUS (r->status) == 0;
+}
+
+/* The first line of what the command said on stderr (or stdout), for a
+ * message: escaped, so a hostile binary cannot forge more findings. */
+static char *
+cmd_first_line (const CmdResult *r)
+{
+  const char *s = r->err_len > 0 ? r->err : (r->out != NULL ? r->out : "");
+  size_t n = strcspn (s, "\r\n");
+
+  if (r->exec_errno != 0)
+    return strdup (strerror (r->exec_errno));
+  if (r->timed_out)
+    return strdup ("timed out");
+  if (n == 0)
+    {
+      char *m = NULL;
+      if (WIFSIGNALED (r->status))
+        return asprintf (&m, "killed by signal %d", WTERMSIG (r->status)) < 0 ? NULL : m;
+      return asprintf (&m, "exit status %d", WEXITSTATUS (r->status)) < 0 ? NULL : m;
+    }
+  return bwsh_escape (s, n);
+}
+
+static int
+append (char **buf, size_t *len, const char *data, size_t n)
+{
+  char *p;
+
+  if (*len + n > CMD_OUTPUT_MAX)
+    n = CMD_OUTPUT_MAX - *len;
+  p = realloc (*buf, *len + n + 1);
+  if (p == NULL)
+    return -ENOMEM;
+  memcpy (p + *len, data, n);
+  *len += n;
+  p[*len] = '\0';
+  *buf = p;
+  return 0;
+}
+
+static long
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* Drop to @uid/@gid in a child: groups first, then gid, then uid. */
+static int
+drop_to (uid_t uid, gid_t gid)
+{
+  if (getuid () != 0)
+    return 0;
+  if (setgroups (0, NULL) < 0 || setresgid (gid, gid, gid) < 0 || setresuid (uid, uid, uid) < 0)
+    return -errno;
+  return 0;
+}
+
+/* Run @argv (argv[0] an absolute path) with stdout and stderr captured.
+ * @drop: run as @uid/@gid (when root).  Returns -errno only when the doctor
+ * itself could not fork or pipe; a failing command is in @ret. */
+static int
+run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *ret)
+{
+  static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+  int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status[2] = { -1, -1 };
+  long deadline;
+  pid_t pid;
+
+  *ret = (CmdResult) { 0 };
+  if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (err, O_CLOEXEC) < 0 || pipe2 (status, O_CLOEXEC) < 0)
+    {
+      int e = -errno;
+      for (int i = 0; i < 2; i++)
+        {
+          if (out[i] >= 0)
+            close (out[i]);
+          if (err[i] >= 0)
+            close (err[i]);
+          if (status[i] >= 0)
+            close (status[i]);
+        }
+      return e;
+    }
+
+  pid = fork ();
+  if (pid < 0)
+    {
+      int e = -errno;
+      close (out[0]), close (out[1]), close (err[0]), close (err[1]), close (status[0]), close (status[1]);
+      return e;
+    }
+  if (pid == 0)
+    {
+      int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+      int e;
+
+      if (null < 0 || dup2 (null, 0) < 0 || dup2 (out[1], 1) < 0 || dup2 (err[1], 2) < 0)
+        _exit (127);
+      if (drop && drop_to (uid, gid) < 0)
+        {
+          e = errno;
+          (void) !write (status[1], &e, sizeof e);
+          _exit (127);
+        }
+      /* execve() takes char *const[] for historical reasons; it writes nothing. */
+      execve (argv[0], (char *const *) (uintptr_t) argv, (char *const *) (uintptr_t) envp);
+      e = errno;
+      (void) !write (status[1], &e, sizeof e);
+      _exit (127);
+    }
+
+  close (out[1]);
+  close (err[1]);
+  close (status[1]);
+  deadline = now_ms () + CMD_TIMEOUT_MS;
+  for (;;)
+    {
+      struct pollfd fds[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
+      long left = deadline - now_ms ();
+      char buf[4096];
+      int n;
+
+      if (fds[0].fd < 0 && fds[1].fd < 0)
+        break;
+      if (left <= 0)
+        {
+          ret->timed_out = true;
+          kill (pid, SIGKILL);
+          break;
+        }
+      n = poll (fds, 2, (int) left);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        break;
+      for (int i = 0; i < 2; i++)
+        {
+          if (fds[i].fd < 0 || fds[i].revents == 0)
+            continue;
+          ssize_t k = read (fds[i].fd, buf, sizeof buf);
+          if (k < 0 && errno == EINTR)
+            continue;
+          if (k <= 0)
+            {
+              close (fds[i].fd);
+              if (i == 0)
+                out[0] = -1;
+              else
+                err[0] = -1;
+              continue;
+            }
+          if (i == 0)
+            (void) append (&ret->out, &ret->out_len, buf, (size_t) k);
+          else
+            (void) append (&ret->err, &ret->err_len, buf, (size_t) k);
+        }
+    }
+  if (out[0] >= 0)
+    close (out[0]);
+  if (err[0] >= 0)
+    close (err[0]);
+  while (waitpid (pid, &ret->status, 0) < 0 && errno == EINTR)
+    ;
+  {
+    int e = 0;
+    if (read (status[0], &e, sizeof e) == (ssize_t) sizeof e)
+      ret->exec_errno = e;
+  }
+  close (status[0]);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- policy */
+
+static void
+check_policy (Doctor *d)
+{
+  const char *path = d->policy_path != NULL ? d->policy_path : bwsh_policy_path ();
+  BwshError err = { 0 };
+  BwshIdentity *id = d->subject;
+  _cleanup_free_ char *msg = NULL;
+  struct stat st;
+  int r;
+
+  if (id == NULL)
+    {
+      r = bwsh_identity_from_uid (getuid (), &id, &err);
+      if (r < 0)
+        {
+          finding (d, LEVEL_ERROR, "check the passwd database (getent passwd)", "cannot identify the caller: %s",
+                   err.message);
+          return;
+        }
+    }
+  r = bwsh_policy_load (path, id, &d->policy, &err);
+  if (id != d->subject)
+    bwsh_identity_free (id);
+  if (r < 0)
+    {
+      char buf[sizeof err.file + BWSH_MESSAGE_MAX + 32];
+      bwsh_error_format (&err, buf, sizeof buf);
+      finding (d, LEVEL_ERROR, "correct the policy file, then run `bwshctl check`",
+               "policy: %s (every session is refused until this is fixed)", buf);
+      d->policy = NULL;
+      (void) bwsh_policy_new_defaults (&d->policy);
+      return;
+    }
+  if (stat (path, &st) < 0)
+    finding (d, LEVEL_NOTE, NULL, "policy: %s does not exist; the built-in defaults apply", path);
+  else
+    finding (d, LEVEL_OK, NULL, "policy: %s is valid", path);
+}
+
+/* ------------------------------------------------------------------ bwrap */
+
+typedef struct
+{
+  bool present;
+  bool disable_userns;
+  bool ro_bind_fd;
+} BwrapInfo;
+
+static void
+check_bwrap (Doctor *d, BwrapInfo *info)
+{
+  const char *const version_argv[] = { d->bwrap, "--version", NULL };
+  const char *const help_argv[] = { d->bwrap, "--help", NULL };
+  _cleanup_free_ char *version = NULL, *why = NULL;
+  CmdResult res = { 0 };
+  BwshError err = { 0 };
+  struct stat st;
+  const char *missing[2];
+  size_t n_missing = 0;
+
+  *info = (BwrapInfo) { 0 };
+  if (stat (d->bwrap, &st) < 0)
+    {
+      finding (d, LEVEL_ERROR, "install bubblewrap (Debian, Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)",
+               "bwrap: %s: %s; bwsh cannot start any session", d->bwrap, strerror (errno));
+      return;
+    }
+  if (!S_ISREG (st.st_mode) || (st.st_mode & 0111) == 0)
+    {
+      finding (d, LEVEL_ERROR, "reinstall bubblewrap", "bwrap: %s is not an executable file; bwsh cannot start any session",
+               d->bwrap);
+      return;
+    }
+  /* The compiled-in path is trusted only as root's: whoever can replace it
+   * runs code as every bwsh user, outside the sandbox. */
+  if (!d->bwrap_overridden && bwsh_check_path_trusted (d->bwrap, BWSH_OWNER_ROOT, 0, &err) < 0)
+    finding (d, LEVEL_ERROR, "make bwrap and every directory above it owned by root and not group- or world-writable",
+             "bwrap: %s: %s", d->bwrap, err.message);
+  if (st.st_mode & S_ISUID)
+    finding (d, LEVEL_WARNING, "chmod u-s on bwrap (bwsh uses unprivileged user namespaces and does not need setuid)",
+             "bwrap: %s is setuid; bwsh does not need that, and a setuid bwrap is attack surface for every local user",
+             d->bwrap);
+
+  if (run_cmd (version_argv, false, 0, 0, &res) < 0 || !cmd_succeeded (&res) || res.out == NULL
+      || strncmp (res.out, "bubblewrap ", 11) != 0)
+    {
+      why = cmd_first_line (&res);
+      finding (d, LEVEL_ERROR, "reinstall bubblewrap", "bwrap: `%s --version` failed: %s", d->bwrap,
+               why != NULL ? why : "?");
+      cmd_result_clear (&res);
+      return;
+    }
+  version = bwsh_escape (res.out + 11, strcspn (res.out + 11, "\n"));
+  cmd_result_clear (&res);
+
+  /* Features by name in --help: 0.8.0 is the first with --disable-userns. */
+  if (run_cmd (help_argv, false, 0, 0, &res) < 0 || res.exec_errno != 0 || res.out == NULL)
+    {
+      why = cmd_first_line (&res);
+      finding (d, LEVEL_ERROR, "reinstall bubblewrap", "bwrap: `%s --help` failed: %s", d->bwrap,
+               why != NULL ? why : "?");
+      cmd_result_clear (&res);
+      return;
+    }
+  info->present = true;
+  info->disable_userns = strstr (res.out, "--disable-userns") != NULL;
+  info->ro_bind_fd = strstr (res.out, "--ro-bind-fd") != NULL;
+  cmd_result_clear (&res);
+  if (!info->disable_userns)
+    missing[n_missing++] = "--disable-userns";
+  if (!info->ro_bind_fd)
+    missing[n_missing++] = "--ro-bind-fd";
+  if (n_missing > 0)
+    finding (d, LEVEL_ERROR, "install bubblewrap 0.8.0 or later",
+             "bwrap: %s (bubblewrap %s) lacks %s%s%s, which every bwsh session uses; sessions will fail", d->bwrap,
+             version, missing[0], n_missing > 1 ? " and " : "", n_missing > 1 ? missing[1] : "");
+  else
+    finding (d, LEVEL_OK, NULL, "bwrap: %s, bubblewrap %s, with --disable-userns and --ro-bind-fd", d->bwrap, version);
+}
+
+/* --------------------------------------------------------- user namespaces */
+
+/* Whom to try a user namespace as: the subject, or nobody. */
+static void
+probe_identity (const Doctor *d, uid_t *ret_uid, gid_t *ret_gid, const char **ret_name)
+{
+  struct passwd *pw;
+
+  if (getuid () != 0)
+    {
+      *ret_uid = getuid ();
+      *ret_gid = getgid ();
+      *ret_name = "the caller";
+      return;
+    }
+  if (d->subject != NULL && d->subject->uid != 0)
+    {
+      *ret_uid = d->subject->uid;
+      *ret_gid = d->subject->gid;
+      *ret_name = d->subject->name;
+      return;
+    }
+  pw = getpwnam ("nobody");
+  *ret_uid = pw != NULL ? pw->pw_uid : 65534;
+  *ret_gid = pw != NULL ? pw->pw_gid : 65534;
+  *ret_name = "nobody";
+}
+
+/* Can an unprivileged process create a user namespace at all?  0 or errno. */
+static int
+kernel_userns_errno (uid_t uid, gid_t gid)
+{
+  int st;
+  pid_t pid = fork ();
+
+  if (pid < 0)
+    return errno;
+  if (pid == 0)
+    {
+      if (drop_to (uid, gid) < 0)
+        _exit (255);
+      _exit (unshare (CLONE_NEWUSER) < 0 ? (errno & 0x7f) : 0);
+    }
+  while (waitpid (pid, &st, 0) < 0)
+    if (errno != EINTR)
+      return errno;
+  if (!WIFEXITED (st) || WEXITSTATUS (st) == 255)
+    return ECHILD;
+  return WEXITSTATUS (st);
+}
+
+typedef struct
+{
+  bool restricted;      /* apparmor_restrict_unprivileged_userns = 1 */
+  bool profile_loaded;  /* the bwsh profile is in the kernel */
+  bool profile_unknown; /* could not read the profile list */
+} AppArmorInfo;
+
+static void
+check_apparmor (Doctor *d, AppArmorInfo *aa)
+{
+  _cleanup_free_ char *knob = at_root (d, "/proc/sys/kernel/apparmor_restrict_unprivileged_userns");
+  _cleanup_free_ char *profiles = at_root (d, "/sys/kernel/security/apparmor/profiles");
+  _cleanup_free_ char *value = read_first_line (knob);
+  _cleanup_fclose_ FILE *f = NULL;
+  char line[512];
+
+  *aa = (AppArmorInfo) { 0 };
+  if (value == NULL)
+    {
+      finding (d, LEVEL_OK, NULL, "apparmor: no kernel.apparmor_restrict_unprivileged_userns; user namespaces are not restricted by AppArmor");
+      return;
+    }
+  if (strcmp (value, "1") != 0)
+    {
+      finding (d, LEVEL_OK, NULL, "apparmor: kernel.apparmor_restrict_unprivileged_userns = %s; not restricted",
+               value[0] != '\0' ? value : "(empty)");
+      return;
+    }
+  aa->restricted = true;
+  f = fopen (profiles, "re");
+  if (f == NULL)
+    {
+      aa->profile_unknown = true;
+      finding (d, LEVEL_WARNING, "run `bwshctl doctor` as root, or check with `aa-status | grep bwsh`",
+               "apparmor: unprivileged user namespaces are restricted (kernel.apparmor_restrict_unprivileged_userns = 1) "
+               "and the list of loaded profiles is unreadable (%s); bwsh works only if its profile is loaded",
+               strerror (errno));
+      return;
+    }
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      /* "NAME (MODE)" */
+      if (strncmp (line, "bwsh ", 5) == 0)
+        aa->profile_loaded = true;
+    }
+  if (aa->profile_loaded)
+    finding (d, LEVEL_OK, NULL,
+             "apparmor: unprivileged user namespaces are restricted, and the bwsh profile (which lets bwsh's bwrap create "
+             "them) is loaded");
+  else
+    finding (d, LEVEL_ERROR,
+             "install the profile: cp /usr/share/bwsh/apparmor/bwsh /etc/apparmor.d/bwsh && apparmor_parser -r "
+             "/etc/apparmor.d/bwsh",
+             "apparmor: unprivileged user namespaces are restricted (kernel.apparmor_restrict_unprivileged_userns = 1) and "
+             "the bwsh profile is not loaded; bwrap cannot start any bwsh session");
+}
+
+static void
+check_userns (Doctor *d, const BwrapInfo *bw, const AppArmorInfo *aa)
+{
+  const char *argv[12];
+  size_t n = 0;
+  uid_t uid;
+  gid_t gid;
+  const char *who;
+  CmdResult res = { 0 };
+  _cleanup_free_ char *why = NULL, *knob_path = NULL, *knob = NULL, *max_path = NULL, *max = NULL;
+  int kerr;
+
+  probe_identity (d, &uid, &gid, &who);
+  if (!bw->present)
+    {
+      kerr = kernel_userns_errno (uid, gid);
+      if (kerr == 0)
+        finding (d, LEVEL_NOTE, NULL, "userns: %s can create a user namespace (bwrap itself could not be tried)", who);
+      else
+        finding (d, LEVEL_ERROR, "allow unprivileged user namespaces (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone)",
+                 "userns: %s cannot create a user namespace: %s", who, strerror (kerr));
+      return;
+    }
+
+  argv[n++] = d->bwrap;
+  argv[n++] = "--unshare-user";
+  if (bw->disable_userns)
+    argv[n++] = "--disable-userns";
+  argv[n++] = "--ro-bind";
+  argv[n++] = "/";
+  argv[n++] = "/";
+  argv[n++] = "--";
+  argv[n++] = "true";
+  argv[n] = NULL;
+  if (run_cmd (argv, true, uid, gid, &res) < 0)
+    {
+      finding (d, LEVEL_ERROR, NULL, "userns: cannot run the probe: %s", strerror (errno));
+      return;
+    }
+  if (cmd_succeeded (&res))
+    {
+      finding (d, LEVEL_OK, NULL, "userns: %s can start bwrap in a new user namespace", who);
+      cmd_result_clear (&res);
+      return;
+    }
+  why = cmd_first_line (&res);
+  cmd_result_clear (&res);
+
+  if (aa->restricted && aa->profile_loaded)
+    {
+      /* The probe is not bwsh, so AppArmor does not give it bwsh's profile. */
+      finding (d, LEVEL_NOTE, NULL,
+               "userns: a bare bwrap run as %s fails (%s); expected under AppArmor's restriction, which bwsh's profile lifts "
+               "for bwsh only", who, why != NULL ? why : "?");
+      return;
+    }
+  if (aa->restricted)
+    {
+      finding (d, LEVEL_ERROR, "load the bwsh AppArmor profile (see the apparmor finding above)",
+               "userns: %s cannot start bwrap in a new user namespace: %s", who, why != NULL ? why : "?");
+      return;
+    }
+
+  kerr = kernel_userns_errno (uid, gid);
+  knob_path = at_root (d, "/proc/sys/kernel/unprivileged_userns_clone");
+  knob = read_first_line (knob_path);
+  max_path = at_root (d, "/proc/sys/user/max_user_namespaces");
+  max = read_first_line (max_path);
+  if (kerr == 0)
+    finding (d, LEVEL_ERROR, "run the probe by hand to see why: su -s /bin/sh nobody -c 'bwrap --unshare-user --ro-bind / / true'",
+             "userns: %s cannot start bwrap in a new user namespace: %s (the kernel itself allows one, so bwrap fails "
+             "for another reason)", who, why != NULL ? why : "?");
+  else if (knob != NULL && strcmp (knob, "0") == 0)
+    finding (d, LEVEL_ERROR,
+             "sysctl -w kernel.unprivileged_userns_clone=1, and make it permanent in /etc/sysctl.d/bwsh.conf",
+             "userns: %s cannot start bwrap in a new user namespace: %s (kernel.unprivileged_userns_clone = 0)", who,
+             why != NULL ? why : "?");
+  else if (max != NULL && strcmp (max, "0") == 0)
+    finding (d, LEVEL_ERROR,
+             "sysctl -w user.max_user_namespaces=10000, and make it permanent in /etc/sysctl.d/bwsh.conf",
+             "userns: %s cannot start bwrap in a new user namespace: %s (user.max_user_namespaces = 0)", who,
+             why != NULL ? why : "?");
+  else
+    finding (d, LEVEL_ERROR,
+             "allow unprivileged user namespaces (check user.max_user_namespaces, kernel.unprivileged_userns_clone, "
+             "and any LSM or container runtime that forbids them)",
+             "userns: %s cannot start bwrap in a new user namespace: %s (the kernel refuses: %s)", who,
+             why != NULL ? why : "?", strerror (kerr));
+}
+
+/* ------------------------------------------------------------- terminal */
+
+static void
+check_tiocsti (Doctor *d)
+{
+  _cleanup_free_ char *path = at_root (d, "/proc/sys/dev/tty/legacy_tiocsti");
+  _cleanup_free_ char *value = read_first_line (path);
+
+  if (value == NULL)
+    finding (d, LEVEL_NOTE, NULL,
+             "tiocsti: no dev.tty.legacy_tiocsti (a kernel older than 6.2): TIOCSTI always works in this kernel, "
+             "and bwsh's seccomp filter is what refuses it inside the sandbox");
+  else if (strcmp (value, "0") == 0)
+    finding (d, LEVEL_OK, NULL, "tiocsti: dev.tty.legacy_tiocsti = 0; the kernel refuses TIOCSTI terminal injection");
+  else
+    finding (d, LEVEL_WARNING,
+             "sysctl -w dev.tty.legacy_tiocsti=0, and make it permanent: echo dev.tty.legacy_tiocsti=0 > "
+             "/etc/sysctl.d/60-tiocsti.conf",
+             "tiocsti: dev.tty.legacy_tiocsti = %s: the kernel lets a process push input into its terminal (TIOCSTI); "
+             "only bwsh's seccomp filter stops a sandboxed process typing into the shell outside", value);
+}
+
+/* ---------------------------------------------------------------- shells */
+
+static void
+check_shells (Doctor *d)
+{
+  _cleanup_free_ char *path = at_root (d, "/etc/shells");
+  _cleanup_fclose_ FILE *f = fopen (path, "re");
+  char line[PAM_LINE_MAX];
+  int lineno = 0;
+  bool listed = false;
+  int listed_line = 0;
+
+  if (f == NULL)
+    {
+      finding (d, LEVEL_OK, NULL, "shells: /etc/shells: %s; bwsh is not listed", strerror (errno));
+      return;
+    }
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      char *s = line, *e;
+
+      lineno++;
+      s += strspn (s, " \t");
+      if (*s == '#')
+        continue;
+      e = s + strcspn (s, " \t\n#");
+      *e = '\0';
+      const char *base = strrchr (s, '/');
+      if (base != NULL && strcmp (base + 1, "bwsh") == 0 && !listed)
+        {
+          listed = true;
+          listed_line = lineno;
+        }
+    }
+  if (listed)
+    finding (d, LEVEL_WARNING, "remove-shell " BWSH_SHELL_PATH " (or delete that line from /etc/shells)",
+             "shells: /etc/shells lists bwsh (line %d): another account that knows a bwsh user's password can then run "
+             "`su -s /bin/bash USER` and get an unsandboxed shell, and the user can chsh away from bwsh",
+             listed_line);
+  else
+    finding (d, LEVEL_OK, NULL,
+             "shells: bwsh is not in /etc/shells, so su refuses -s for bwsh users and chsh refuses to change their shell");
+}
+
+/* ------------------------------------------------------------------ PAM */
+
+typedef struct
+{
+  const char *service;
+  size_t order;           /* session-phase modules seen so far */
+  bool bwsh;              /* pam_bwsh.so as a session module */
+  size_t bwsh_pos;
+  bool readenv;           /* pam_env.so user_readenv=1 (auth or session) */
+  size_t readenv_pos;     /* 0 for auth: before every session module */
+  char readenv_at[4200];  /* FILE:LINE */
+  bool loop;
+} PamStack;
+
+static const char *
+module_base (const char *path)
+{
+  const char *b = strrchr (path, '/');
+  return b != NULL ? b + 1 : path;
+}
+
+static int walk_pam (Doctor *d, PamStack *st, const char *name, const char *type_filter, int depth);
+
+static void
+pam_line (Doctor *d, PamStack *st, char *line, const char *file, int lineno, const char *type_filter, int depth)
+{
+  char *tok[64];
+  size_t n = 0;
+  char *save = NULL;
+  char *type, *control, *module;
+  size_t i;
+
+  line[strcspn (line, "#\n")] = '\0';
+  for (char *t = strtok_r (line, " \t", &save); t != NULL && n < BWSH_N_ELEMENTS (tok); t = strtok_r (NULL, " \t", &save))
+    tok[n++] = t;
+  if (n == 0)
+    return;
+  if (strcmp (tok[0], "@include") == 0)
+    {
+      if (n >= 2)
+        (void) walk_pam (d, st, tok[1], type_filter, depth + 1);
+      return;
+    }
+  if (n < 3)
+    return;
+  type = tok[0];
+  if (*type == '-')
+    type++;
+  control = tok[1];
+  i = 2;
+  if (control[0] == '[')
+    {
+      /* [value=action ...] may hold blanks. */
+      if (strchr (control, ']') == NULL)
+        while (i < n && strchr (tok[i++], ']') == NULL)
+          ;
+    }
+  if (i >= n)
+    return;
+  module = tok[i++];
+  if (type_filter != NULL && strcasecmp (type, type_filter) != 0)
+    return;
+
+  if (strcmp (control, "include") == 0 || strcmp (control, "substack") == 0)
+    {
+      (void) walk_pam (d, st, module, type, depth + 1);
+      return;
+    }
+  if (strcasecmp (type, "session") == 0)
+    st->order++;
+  if (strcasecmp (type, "session") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0 && !st->bwsh)
+    {
+      st->bwsh = true;
+      st->bwsh_pos = st->order;
+    }
+  if ((strcasecmp (type, "session") == 0 || strcasecmp (type, "auth") == 0)
+      && strcmp (module_base (module), "pam_env.so") == 0)
+    {
+      for (; i < n; i++)
+        if (strcmp (tok[i], "user_readenv=1") == 0)
+          {
+            /* The last one counts: it is the one that runs after the others. */
+            st->readenv = true;
+            st->readenv_pos = strcasecmp (type, "session") == 0 ? st->order : 0;
+            snprintf (st->readenv_at, sizeof st->readenv_at, "%s:%d", file, lineno);
+          }
+    }
+}
+
+/* Walk /etc/pam.d/NAME (under --root), following @include, include and substack. */
+static int
+walk_pam (Doctor *d, PamStack *st, const char *name, const char *type_filter, int depth)
+{
+  _cleanup_free_ char *rel = NULL, *path = NULL;
+  _cleanup_fclose_ FILE *f = NULL;
+  char line[PAM_LINE_MAX];
+  int lineno = 0;
+
+  if (depth > PAM_DEPTH_MAX)
+    {
+      st->loop = true;
+      return -ELOOP;
+    }
+  if (name[0] == '/')
+    rel = strdup (name);
+  else if (asprintf (&rel, "/etc/pam.d/%s", name) < 0)
+    rel = NULL;
+  if (rel == NULL)
+    return -ENOMEM;
+  path = at_root (d, rel);
+  f = fopen (path, "re");
+  if (f == NULL)
+    return -errno;
+  while (fgets (line, sizeof line, f) != NULL)
+    {
+      lineno++;
+      pam_line (d, st, line, rel, lineno, type_filter, depth);
+    }
+  return 0;
+}
+
+static void
+check_pam_service (Doctor *d, const char *service, bool refused)
+{
+  PamStack st = { .service = service };
+  int r = walk_pam (d, &st, service, NULL, 0);
+  _cleanup_free_ char *fix = NULL;
+
+  if (r == -ENOENT)
+    return; /* not installed here */
+  if (r < 0)
+    {
+      finding (d, LEVEL_WARNING, "check the file's permissions", "pam: /etc/pam.d/%s: %s", service, strerror (-r));
+      return;
+    }
+  if (st.loop)
+    finding (d, LEVEL_WARNING, "remove the include loop", "pam: /etc/pam.d/%s: includes nest deeper than %d levels",
+             service, PAM_DEPTH_MAX);
+
+  if (!st.bwsh)
+    {
+      if (asprintf (&fix,
+                    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to "
+                    "/etc/pam.d/%s",
+                    service)
+          < 0)
+        fix = NULL;
+      if (refused)
+        finding (d, LEVEL_WARNING, fix,
+                 "pam: %s has no pam_bwsh in its session stack: a subject's %s jobs run without the login shell, "
+                 "outside the sandbox, and nothing refuses them",
+                 service, service);
+      else
+        finding (d, LEVEL_WARNING, fix,
+                 "pam: %s has no pam_bwsh in its session stack: %s sessions are not checked against the policy "
+                 "(require_shell, refused services) and not audited",
+                 service, service);
+    }
+  else
+    finding (d, LEVEL_OK, NULL, "pam: %s has pam_bwsh in its session stack", service);
+
+  /* A refused service never starts the login shell; its environment does not reach bwsh. */
+  if (st.readenv && !refused)
+    {
+      if (asprintf (&fix, "remove user_readenv=1 from %s (the user's ~/.pam_environment is read by root, before bwsh)",
+                    st.readenv_at)
+          < 0)
+        fix = NULL;
+      if (st.bwsh && st.readenv_pos > st.bwsh_pos)
+        finding (d, LEVEL_ERROR, fix,
+                 "pam: %s runs pam_env user_readenv=1 (%s) after pam_bwsh: what a user writes into "
+                 "~/.pam_environment (LD_PRELOAD=...) is set after pam_bwsh's scrub and runs code outside the sandbox",
+                 service, st.readenv_at);
+      else if (st.bwsh)
+        finding (d, LEVEL_WARNING, fix,
+                 "pam: %s reads ~/.pam_environment (pam_env user_readenv=1, %s) before the sandbox starts; pam_bwsh "
+                 "scrubs the dangerous variables (LD_*, BASH_ENV, ENV, ...) but every other one reaches bwsh",
+                 service, st.readenv_at);
+      else
+        finding (d, LEVEL_ERROR, fix,
+                 "pam: %s reads ~/.pam_environment (pam_env user_readenv=1, %s) and has no pam_bwsh to scrub it: "
+                 "LD_PRELOAD=... in that file runs code outside the sandbox",
+                 service, st.readenv_at);
+    }
+}
+
+static void
+check_pam (Doctor *d)
+{
+  static const char *const services[] = { "sshd", "login", "su", "su-l" };
+  _cleanup_free_ char *dir = at_root (d, "/etc/pam.d");
+  struct stat st;
+
+  if (stat (dir, &st) < 0)
+    {
+      finding (d, LEVEL_NOTE, NULL, "pam: /etc/pam.d: %s; PAM stacks not checked", strerror (errno));
+      return;
+    }
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (services); i++)
+    check_pam_service (d, services[i], false);
+  /* Services that never run the login shell: only pam_bwsh can refuse them. */
+  for (size_t i = 0; d->policy != NULL && i < d->policy->refused_services.n; i++)
+    {
+      const char *s = d->policy->refused_services.items[i].src;
+      if (strchr (s, '/') == NULL && s[0] != '.')
+        check_pam_service (d, s, true);
+    }
+}
+
+/* ------------------------------------------------------------------ sshd */
+
+typedef struct
+{
+  char **keys;
+  char **values;
+  size_t n;
+} SshdConfig;
+
+static void
+sshd_config_clear (SshdConfig *c)
+{
+  for (size_t i = 0; i < c->n; i++)
+    {
+      free (c->keys[i]);
+      free (c->values[i]);
+    }
+  free (c->keys);
+  free (c->values);
+  *c = (SshdConfig) { 0 };
+}
+
+static int
+sshd_config_parse (const char *out, SshdConfig *c)
+{
+  const char *p = out;
+
+  while (*p != '\0')
+    {
+      size_t len = strcspn (p, "\n");
+      size_t klen = strcspn (p, " \t\n");
+      if (klen > 0 && klen < len)
+        {
+          char **k = realloc (c->keys, (c->n + 1) * sizeof (char *));
+          if (k == NULL)
+            return -ENOMEM;
+          c->keys = k;
+          char **v = realloc (c->values, (c->n + 1) * sizeof (char *));
+          if (v == NULL)
+            return -ENOMEM;
+          c->values = v;
+          c->keys[c->n] = strndup (p, klen);
+          const char *val = p + klen + strspn (p + klen, " \t");
+          c->values[c->n] = strndup (val, (size_t) (p + len - val));
+          if (c->keys[c->n] == NULL || c->values[c->n] == NULL)
+            return -ENOMEM;
+          for (char *s = c->keys[c->n]; *s; s++)
+            *s = (char) tolower ((unsigned char) *s);
+          c->n++;
+        }
+      p += len;
+      if (*p == '\n')
+        p++;
+    }
+  return 0;
+}
+
+/* The first value of @key, or NULL. */
+static const char *
+sshd_get (const SshdConfig *c, const char *key)
+{
+  for (size_t i = 0; i < c->n; i++)
+    if (strcmp (c->keys[i], key) == 0)
+      return c->values[i];
+  return NULL;
+}
+
+static bool
+is_no (const char *v)
+{
+  return v == NULL || strcasecmp (v, "no") == 0 || strcasecmp (v, "none") == 0;
+}
+
+/* Variables that act on bwsh itself (the dynamic loader, glibc, a shell's
+ * start-up) before the sandbox exists: one example name for each pattern
+ * pam_bwsh scrubs from the PAM environment. */
+static const char *const dangerous_env[] = {
+  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "MALLOC_CHECK_", "GCONV_PATH", "GETCONF_DIR",
+  "LOCPATH", "NLSPATH", "TZDIR", "TMPDIR", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "RESOLV_HOST_CONF",
+  "NIS_PATH", "BASH_ENV", "ENV", "BASH_FUNC_ls%%", "SHELLOPTS", "BASHOPTS", "PS4", "BWSH_PLAN",
+};
+
+static void
+check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *login_shell)
+{
+  const char *v;
+  char forwards[512] = "";
+  bool forced_bwsh = false;
+
+  v = sshd_get (c, "usepam");
+  if (v != NULL && strcasecmp (v, "no") == 0)
+    finding (d, LEVEL_WARNING, "UsePAM yes in sshd_config",
+             "sshd: UsePAM no: pam_bwsh never sees SSH sessions (no policy check, no audit line)");
+
+  /* internal-sftp runs inside sshd: the login shell never starts. */
+  bool internal = false;
+  for (size_t i = 0; i < c->n; i++)
+    if (strcmp (c->keys[i], "subsystem") == 0 && strstr (c->values[i], "internal-sftp") != NULL)
+      internal = true;
+  v = sshd_get (c, "forcecommand");
+  if (v != NULL && strstr (v, "internal-sftp") != NULL)
+    internal = true;
+  if (internal)
+    finding (d, LEVEL_ERROR,
+             "serve sftp with the external server: \"Subsystem sftp /usr/lib/openssh/sftp-server\" (see "
+             "/usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf), and no ForceCommand internal-sftp for subjects",
+             "sshd: sftp for %s is internal-sftp, which runs inside sshd and never starts the login shell: file transfers "
+             "are not sandboxed", user);
+  else
+    finding (d, LEVEL_OK, NULL, "sshd: sftp for %s goes through the login shell", user);
+
+  if (v != NULL && !is_no (v) && strstr (v, "bwsh") != NULL)
+    forced_bwsh = true;
+
+  if (sshd_get (c, "disableforwarding") == NULL || strcasecmp (sshd_get (c, "disableforwarding"), "yes") != 0)
+    {
+      static const char *const keys[][2] = {
+        { "allowtcpforwarding", "AllowTcpForwarding" },
+        { "allowstreamlocalforwarding", "AllowStreamLocalForwarding" },
+        { "allowagentforwarding", "AllowAgentForwarding" },
+        { "x11forwarding", "X11Forwarding" },
+        { "permittunnel", "PermitTunnel" },
+      };
+      for (size_t i = 0; i < BWSH_N_ELEMENTS (keys); i++)
+        {
+          const char *val = sshd_get (c, keys[i][0]);
+          if (val != NULL && !is_no (val))
+            {
+              size_t used = strlen (forwards);
+              snprintf (forwards + used, sizeof forwards - used, "%s%s %s", used > 0 ? ", " : "", keys[i][1], val);
+            }
+        }
+    }
+  if (forwards[0] != '\0')
+    finding (d, LEVEL_WARNING,
+             "in a Match block for subjects: DisableForwarding yes, PermitTunnel no (the shipped snippet "
+             "/usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf does this)",
+             "sshd: %s may forward (%s): forwarding is done by sshd itself, outside the sandbox, whatever the login shell",
+             user, forwards);
+  else
+    finding (d, LEVEL_OK, NULL, "sshd: no forwarding for %s", user);
+
+  v = sshd_get (c, "permituserenvironment");
+  if (v != NULL && !is_no (v))
+    finding (d, LEVEL_ERROR, "PermitUserEnvironment no",
+             "sshd: PermitUserEnvironment %s for %s: sshd applies ~/.ssh/environment before bwsh starts, and "
+             "LD_PRELOAD=... there runs code outside the sandbox", v, user);
+  else
+    finding (d, LEVEL_OK, NULL, "sshd: PermitUserEnvironment no for %s", user);
+
+  {
+    char bad[512] = "";
+    for (size_t i = 0; i < c->n; i++)
+      {
+        if (strcmp (c->keys[i], "acceptenv") != 0)
+          continue;
+        _cleanup_free_ char *copy = strdup (c->values[i]);
+        char *save = NULL;
+        if (copy == NULL)
+          continue;
+        for (char *pat = strtok_r (copy, " \t", &save); pat != NULL; pat = strtok_r (NULL, " \t", &save))
+          for (size_t k = 0; k < BWSH_N_ELEMENTS (dangerous_env); k++)
+            if (fnmatch (pat, dangerous_env[k], 0) == 0)
+              {
+                size_t used = strlen (bad);
+                _cleanup_free_ char *esc = bwsh_escape (pat, strlen (pat));
+                snprintf (bad + used, sizeof bad - used, "%s%s (%s)", used > 0 ? ", " : "", esc != NULL ? esc : "?",
+                          dangerous_env[k]);
+                break;
+              }
+      }
+    if (bad[0] != '\0')
+      finding (d, LEVEL_ERROR, "AcceptEnv LANG LC_* (only names that cannot act on a program's start-up)",
+               "sshd: AcceptEnv lets the client set variables that act on bwsh before the sandbox starts: %s", bad);
+    else
+      finding (d, LEVEL_OK, NULL, "sshd: AcceptEnv admits no variable that acts on bwsh's start-up");
+  }
+
+  /* sshd runs ~/.ssh/rc as `SHELL -c '/bin/sh ~/.ssh/rc'`, with the login
+   * shell, and not at all under ForceCommand (session.c, do_rc_files). */
+  v = sshd_get (c, "permituserrc");
+  bool shell_is_bwsh = login_shell != NULL && strcmp (module_base (login_shell), "bwsh") == 0;
+  if (v != NULL && strcasecmp (v, "yes") == 0 && !shell_is_bwsh && !forced_bwsh)
+    finding (d, LEVEL_WARNING, "PermitUserRC no in a Match block for this user",
+             "sshd: PermitUserRC yes and %s's login shell is %s, not bwsh: ~/.ssh/rc runs outside the sandbox", user,
+             login_shell != NULL ? login_shell : "unknown");
+  else if (v != NULL && strcasecmp (v, "yes") == 0)
+    finding (d, LEVEL_OK, NULL, "sshd: ~/.ssh/rc of %s runs %s", user,
+             forced_bwsh && !shell_is_bwsh ? "not at all (ForceCommand)" : "through bwsh, inside the sandbox");
+  else
+    finding (d, LEVEL_OK, NULL, "sshd: PermitUserRC no for %s", user);
+
+  if (forced_bwsh && !shell_is_bwsh)
+    finding (d, LEVEL_NOTE, NULL,
+             "sshd: %s is in ForceCommand mode: the outer login shell (%s) and its start-up files run before bwsh, "
+             "outside the sandbox", user, login_shell != NULL ? login_shell : "unknown");
+  else if (!shell_is_bwsh && d->policy != NULL && d->policy->is_subject)
+    finding (d, LEVEL_ERROR, "chsh -s " BWSH_SHELL_PATH " USER (or, for directory accounts, ForceCommand " BWSH_SHELL_PATH ")",
+             "sshd: %s is a subject, but the login shell is %s and there is no ForceCommand bwsh: SSH sessions are not "
+             "sandboxed", user, login_shell != NULL ? login_shell : "unknown");
+}
+
+static void
+check_sshd (Doctor *d)
+{
+  const char *user = NULL;
+  const char *login_shell = NULL;
+  _cleanup_free_ char *spec = NULL, *why = NULL;
+  struct stat st;
+  CmdResult res = { 0 };
+  SshdConfig c = { 0 };
+
+  if (stat (d->sshd, &st) < 0)
+    {
+      finding (d, LEVEL_NOTE, NULL, "sshd: %s: %s; the SSH server is not checked", d->sshd, strerror (errno));
+      return;
+    }
+  if (d->subject != NULL)
+    {
+      user = d->subject->name;
+      login_shell = d->subject->shell;
+    }
+  else if (d->policy != NULL && d->policy->subject_users.n > 0)
+    user = d->policy->subject_users.items[0].src;
+  if (user == NULL)
+    {
+      finding (d, LEVEL_NOTE, NULL,
+               "sshd: no subject to check; run `bwshctl doctor --user USER` to check sshd's configuration for USER");
+      return;
+    }
+  if (login_shell == NULL)
+    {
+      struct passwd *pw = getpwnam (user);
+      if (pw != NULL)
+        login_shell = pw->pw_shell;
+    }
+  /* A name with "," or "=" would smuggle more -C criteria in. */
+  if (strpbrk (user, ",= \t\n") != NULL)
+    {
+      finding (d, LEVEL_WARNING, "use a plain user name", "sshd: user name \"%s\" cannot be passed to sshd -C", user);
+      return;
+    }
+  if (asprintf (&spec, "user=%s,host=localhost,addr=127.0.0.1", user) < 0)
+    return;
+
+  const char *const argv[] = { d->sshd, "-T", "-C", spec, NULL };
+  if (run_cmd (argv, false, 0, 0, &res) < 0 || !cmd_succeeded (&res) || res.out == NULL)
+    {
+      why = cmd_first_line (&res);
+      finding (d, LEVEL_WARNING,
+               "run `bwshctl doctor` as root, and fix what sshd reports (sshd -T needs its host keys and /run/sshd)",
+               "sshd: cannot read the effective configuration (%s -T -C %s): %s", d->sshd, spec, why != NULL ? why : "?");
+      cmd_result_clear (&res);
+      return;
+    }
+  if (sshd_config_parse (res.out, &c) < 0)
+    finding (d, LEVEL_ERROR, NULL, "sshd: out of memory");
+  else
+    check_sshd_for (d, &c, user, login_shell);
+  sshd_config_clear (&c);
+  cmd_result_clear (&res);
+}
+
+/* ------------------------------------------------------------- landlock */
+
+static void
+check_landlock (Doctor *d)
+{
+  BwshLandlockReport rep = { 0 };
+  int r;
+
+  if (d->policy == NULL)
+    return;
+  r = bwsh_landlock_probe (d->policy, &rep);
+  if (r < 0)
+    {
+      finding (d, LEVEL_ERROR, "correct the landlock group of the policy", "landlock: %s", strerror (-r));
+      return;
+    }
+  if (d->policy->landlock == BWSH_LANDLOCK_OFF)
+    {
+      finding (d, LEVEL_NOTE, NULL, "landlock: off in the policy (kernel ABI %d)", rep.abi);
+      return;
+    }
+  if (rep.missing[0] == '\0')
+    {
+      finding (d, LEVEL_OK, NULL, "landlock: ABI %d; everything the policy asks for is enforced", rep.abi);
+      return;
+    }
+  if (d->policy->landlock == BWSH_LANDLOCK_REQUIRED)
+    finding (d, LEVEL_ERROR, "run a kernel with Landlock ABI 6 or later (Linux 6.12), or set landlock.mode = \"best_effort\"",
+             "landlock: the policy requires %s, but the kernel has Landlock ABI %d: every session is refused",
+             rep.missing, rep.abi);
+  else if (!rep.scoped_abstract && d->policy->scope_abstract_unix && d->policy->net_mode == BWSH_NET_SHARED)
+    finding (d, LEVEL_WARNING,
+             "run a kernel with Landlock ABI 6 or later (Linux 6.12), or network = \"none\" in the policy",
+             "landlock: ABI %d lacks %s: with a shared network, sessions can connect to the host's abstract unix "
+             "sockets (X11, D-Bus, ...)", rep.abi, rep.missing);
+  else
+    finding (d, LEVEL_NOTE, NULL, "landlock: ABI %d; best effort leaves out %s", rep.abi, rep.missing);
+}
+
+/* ----------------------------------------------------------------- main */
+
+static int
+usage (FILE *f, int code)
+{
+  fprintf (f, "usage: bwshctl doctor [--user USER] [--policy FILE]"
+#if BWSH_TEST_BUILD
+              " [--root DIR] [--sshd CMD] [--bwrap CMD]"
+#endif
+              "\n");
+  return code;
+}
 
 int
 bwshctl_doctor (int argc, char **argv)
 {
-  (void) argc;
-  (void) argv;
-  fprintf (stderr, "bwshctl doctor: not implemented yet\n");
-  return 2;
+  static const struct option longopts[] = {
+    { "user", required_argument, NULL, 'u' },
+    { "policy", required_argument, NULL, 'p' },
+#if BWSH_TEST_BUILD
+    { "root", required_argument, NULL, 'R' },
+    { "sshd", required_argument, NULL, 'S' },
+    { "bwrap", required_argument, NULL, 'B' },
+#endif
+    { "help", no_argument, NULL, 'h' },
+    { NULL, 0, NULL, 0 },
+  };
+  Doctor d = { .root = "", .sshd = SSHD_PATH, .bwrap = bwsh_bwrap_path () };
+  BwrapInfo bw;
+  AppArmorInfo aa;
+  BwshError err = { 0 };
+  int c;
+
+  optind = 1;
+  while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1)
+    {
+      switch (c)
+        {
+        case 'u':
+          d.user = optarg;
+          break;
+        case 'p':
+          d.policy_path = optarg;
+          break;
+#if BWSH_TEST_BUILD
+        case 'R':
+          d.root = optarg;
+          break;
+        case 'S':
+          d.sshd = optarg;
+          break;
+        case 'B':
+          d.bwrap = optarg;
+          d.bwrap_overridden = true;
+          break;
+#endif
+        case 'h':
+          return usage (stdout, 0);
+        default:
+          return usage (stderr, 2);
+        }
+    }
+  if (optind < argc)
+    return usage (stderr, 2);
+  if ((d.bwrap[0] != '/' || d.sshd[0] != '/'))
+    {
+      fprintf (stderr, "bwshctl doctor: commands must be absolute paths\n");
+      return 2;
+    }
+  if (d.user != NULL && bwsh_identity_from_name (d.user, &d.subject, &err) < 0)
+    {
+      fprintf (stderr, "bwshctl doctor: %s\n", err.message);
+      return 2;
+    }
+
+  check_policy (&d);
+  check_bwrap (&d, &bw);
+  check_apparmor (&d, &aa);
+  check_userns (&d, &bw, &aa);
+  check_landlock (&d);
+  check_tiocsti (&d);
+  check_shells (&d);
+  check_pam (&d);
+  check_sshd (&d);
+
+  printf ("doctor: %d error%s, %d warning%s\n", d.errors, d.errors == 1 ? "" : "s", d.warnings,
+          d.warnings == 1 ? "" : "s");
+  fflush (stdout);
+  bwsh_policy_free (d.policy);
+  bwsh_identity_free (d.subject);
+  return d.errors > 0 ? 2 : d.warnings > 0 ? 1 : 0;
 }

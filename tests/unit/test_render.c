@@ -441,13 +441,13 @@ typedef struct
 static const CommandCase command_cases[] = {
   { "interactive", false, false, NULL, { NULL }, { NULL } },
   { "login", true, false, NULL, { NULL }, { "-l", NULL } },
-  { "-c only", false, true, "exit 7", { NULL }, { "-c", "exit 7", NULL } },
+  { "-c only", false, true, "exit 7", { NULL }, { "-c", "--", "exit 7", NULL } },
   { "-c NAME ARGS", false, true, "printf '%s|' \"$0\" \"$1\"", { "a", "b", NULL },
-    { "-c", "printf '%s|' \"$0\" \"$1\"", "a", "b", NULL } },
-  { "login and -c", true, true, "id", { "x", NULL }, { "-l", "-c", "id", "x", NULL } },
+    { "-c", "--", "printf '%s|' \"$0\" \"$1\"", "a", "b", NULL } },
+  { "login and -c", true, true, "id", { "x", NULL }, { "-l", "-c", "--", "id", "x", NULL } },
   { "command that looks like bwrap options", false, true, "--bind / /host", { "--", "--dev-bind", NULL },
-    { "-c", "--bind / /host", "--", "--dev-bind", NULL } },
-  { "empty command", false, true, "", { "", NULL }, { "-c", "", "", NULL } },
+    { "-c", "--", "--bind / /host", "--", "--dev-bind", NULL } },
+  { "empty command", false, true, "", { "", NULL }, { "-c", "--", "", "", NULL } },
 };
 
 static void

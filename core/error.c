@@ -41,36 +41,37 @@ bwsh_error_format (const BwshError *err, char *buf, size_t size)
     snprintf (buf, size, "%s: %s", err->file, err->message);
 }
 
-/* Grow @items (of @elem bytes each) so that one more fits. */
-static int
-grow (void **items, size_t *cap, size_t n, size_t elem)
+/* @items (of @elem bytes each, @cap of them) grown so that index @n fits:
+ * the same pointer, a new one, or NULL when out of memory (then @items is
+ * untouched). */
+static void *
+grow (void *items, size_t *cap, size_t n, size_t elem)
 {
   size_t new_cap;
   void *p;
 
   if (n < *cap)
-    return 0;
+    return items;
   new_cap = *cap == 0 ? 8 : *cap * 2;
   if (new_cap > SIZE_MAX / elem)
-    return -ENOMEM;
-  p = realloc (*items, new_cap * elem);
-  if (p == NULL)
-    return -ENOMEM;
-  *items = p;
-  *cap = new_cap;
-  return 0;
+    return NULL;
+  p = realloc (items, new_cap * elem);
+  if (p != NULL)
+    *cap = new_cap;
+  return p;
 }
 
 int
 bwsh_diag_add (BwshDiag *d, const char *fmt, ...)
 {
   va_list ap;
-  char *line = NULL;
+  char *line = NULL, **lines;
   int r;
 
-  r = grow ((void **) &d->lines, &d->cap, d->n, sizeof (char *));
-  if (r < 0)
-    return r;
+  lines = grow (d->lines, &d->cap, d->n, sizeof (char *));
+  if (lines == NULL)
+    return -ENOMEM;
+  d->lines = lines;
   va_start (ap, fmt);
   r = vasprintf (&line, fmt, ap);
   va_end (ap);
@@ -94,11 +95,11 @@ bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const Bws
 {
   _cleanup_free_ char *s = NULL, *d = NULL, *f = NULL;
   BwshBindSpec *b;
-  int r;
 
-  r = grow ((void **) &l->items, &l->cap, l->n, sizeof (BwshBindSpec));
-  if (r < 0)
-    return r;
+  b = grow (l->items, &l->cap, l->n, sizeof (BwshBindSpec));
+  if (b == NULL)
+    return -ENOMEM;
+  l->items = b;
   s = strdup (src);
   if (s == NULL)
     return -ENOMEM;
@@ -142,13 +143,13 @@ bwsh_bind_list_contains (const BwshBindList *l, const char *src)
 int
 bwsh_argv_add (BwshArgv *a, const char *s)
 {
-  char *copy;
-  int r;
+  char *copy, **v;
 
   /* One slot for the terminating NULL. */
-  r = grow ((void **) &a->v, &a->cap, a->n + 1, sizeof (char *));
-  if (r < 0)
-    return r;
+  v = grow (a->v, &a->cap, a->n + 1, sizeof (char *));
+  if (v == NULL)
+    return -ENOMEM;
+  a->v = v;
   copy = strdup (s);
   if (copy == NULL)
     return -ENOMEM;

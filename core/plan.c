@@ -71,6 +71,8 @@ plan_freep (BwshPlan **p)
   bwsh_plan_free (*p);
 }
 
+static int set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
 static int
 set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
 {
@@ -106,6 +108,9 @@ format_from (const BwshSource *from, char *buf, size_t size)
 }
 
 /* Mark @m refused (or skipped) and add the one-line warning. */
+static int refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
+  __attribute__ ((format (printf, 5, 6)));
+
 static int
 refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
 {

@@ -229,12 +229,12 @@ add_socket_rules (scmp_filter_ctx ctx, BwshError *err)
     {
       if (family_allowed (family))
         continue;
-      cmp = SCMP_A0 (SCMP_CMP_EQ, (scmp_datum_t) family);
+      cmp = (struct scmp_arg_cmp) { .arg = 0, .op = SCMP_CMP_EQ, .datum_a = (scmp_datum_t) family };
       r = add_rule (ctx, "socket", SCMP_SYS (socket), EAFNOSUPPORT, 1, &cmp, err);
       if (r < 0)
         return r;
     }
-  cmp = SCMP_A0 (SCMP_CMP_GT, (scmp_datum_t) highest);
+  cmp = (struct scmp_arg_cmp) { .arg = 0, .op = SCMP_CMP_GT, .datum_a = (scmp_datum_t) highest };
   return add_rule (ctx, "socket", SCMP_SYS (socket), EAFNOSUPPORT, 1, &cmp, err);
 }
 

@@ -8,8 +8,10 @@ libpam0g-dev libseccomp-dev libcmocka-dev"
 # What the test suite drives for real: PAM stacks, sshd and its clients,
 # file-transfer tools, fuzzing and memory checkers, man page tools.
 BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3 clang \
-libclang-rt-14-dev valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
+libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
 cron at"
+# Building and checking the Debian and RPM packages.
+BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor"
 
 bwsh_install_deps ()
 {

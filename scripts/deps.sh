@@ -9,7 +9,7 @@ libpam0g-dev libseccomp-dev libcmocka-dev"
 # file-transfer tools, fuzzing and memory checkers, man page tools.
 BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3 clang \
 libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
-cron at"
+cron at xauth"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor"
 

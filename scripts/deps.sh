@@ -11,7 +11,7 @@ BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3
 libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
 cron at xauth"
 # Building and checking the Debian and RPM packages.
-BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor"
+BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor python3-jsonschema"
 
 bwsh_install_deps ()
 {

@@ -338,7 +338,6 @@ check_policy (Doctor *d)
   const char *path = d->policy_path != NULL ? d->policy_path : bwsh_policy_path ();
   BwshError err = { 0 };
   BwshIdentity *id = d->subject;
-  _cleanup_free_ char *msg = NULL;
   struct stat st;
   int r;
 

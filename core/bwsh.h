@@ -350,6 +350,7 @@ typedef struct BwshMount
   uint64_t size;    /* tmpfs only, 0 = default */
   int fd;           /* O_PATH fd of the validated source, or -1 */
   bool optional;    /* a missing source is skipped, not fatal */
+  bool create_dir;  /* created (0700, as the user) under $HOME at resolve if missing */
 } BwshMount;
 
 typedef struct BwshPlan

@@ -204,13 +204,13 @@ dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx)
   return 0;
 }
 
-/* Call @fn on every mount whose destination is @dest, in insertion order
- * is not guaranteed; callers that care pick by index. */
-#define FOREACH_DEST(c, dest, i)                                                                     \
-  for (size_t _k = (c)->dests.cap ? hash_path (dest) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
+/* Loop over the index i of every mount whose destination is @want; the
+ * order is the hash table's, so callers that care compare indices. */
+#define FOREACH_DEST(c, want, i)                                                                     \
+  for (size_t _k = (c)->dests.cap ? hash_path (want) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
        (c)->dests.cap && (c)->dests.slots[_k] != 0 && _n < (c)->dests.cap;                         \
        _k = (_k + 1) & ((c)->dests.cap - 1), _n++)                                                   \
-    if ((i = (c)->dests.slots[_k] - 1, strcmp ((c)->p->mounts[i].dest, (dest)) == 0))
+    if ((i = (c)->dests.slots[_k] - 1, strcmp ((c)->p->mounts[i].dest, (want)) == 0))
 
 /* Append a mount.  @src may be NULL.  Returns the index or -errno. */
 static ssize_t
@@ -416,6 +416,8 @@ add_run (Ctx *c)
   idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
   if (idx < 0)
     return (int) idx;
+  /* Runtime data is small; an unsized tmpfs could take half the RAM. */
+  c->p->mounts[idx].size = c->pol->root_tmpfs_size;
 
   /* systemd-resolved and NetworkManager keep resolv.conf under /run and
    * point /etc/resolv.conf at it; bind just that directory so name
@@ -520,8 +522,19 @@ add_defaults (Ctx *c, const char *project)
       if (r < 0)
         return r;
     }
-  else if ((idx = add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
-    return (int) idx;
+  else
+    {
+      /* bwrap's --dev is a tmpfs of the kernel's default size (half the
+       * RAM), and so would /dev/shm in it be: give shared memory a sized
+       * tmpfs of its own, and make the rest of /dev read-only. */
+      if ((idx = add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
+        return (int) idx;
+      if ((idx = add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, "/dev", &default_source)) < 0)
+        return (int) idx;
+      if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/dev/shm", &default_source)) < 0)
+        return (int) idx;
+      c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+    }
   if ((idx = add_mount (c, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
     return (int) idx;
   if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
@@ -669,6 +682,47 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
   return bwsh_diag_add (&c->p->diag, "%sdisabledDefaultBinds %s: %s", where, esc, why);
 }
 
+/* Directories between the read-write mount @rw_dest and the protected path
+ * @q become mount points (a read-write bind onto themselves): rename(2)
+ * refuses to move a mount point, so nobody inside can rename ~/.config away
+ * and put a new ~/.config/bwsh in its place.  A missing one is created as
+ * the user at resolve time, as bwrap would have created it anyway. */
+static int
+pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
+{
+  _cleanup_free_ char *a = strdup (q);
+  size_t base = strcmp (rw_dest, "/") == 0 ? 0 : strlen (rw_dest);
+  BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+
+  if (a == NULL)
+    return -ENOMEM;
+  for (char *slash = a + base + 1; (slash = strchr (slash, '/')) != NULL; slash++)
+    {
+      bool have = false;
+      ssize_t idx;
+
+      *slash = '\0';
+      FOREACH_DEST (c, a, j)
+        {
+          if (c->p->mounts[j].verdict == BWSH_VERDICT_ACCEPTED)
+            have = true;
+        }
+      if (!have)
+        {
+          idx = add_mount (c, BWSH_MOUNT_BIND, a, a, &from);
+          if (idx < 0)
+            return (int) idx;
+          c->p->mounts[idx].create_dir = true;
+          int r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+                              "pinned: the way to a protected path cannot be renamed");
+          if (r < 0)
+            return r;
+        }
+      *slash = '/';
+    }
+  return 0;
+}
+
 /* A protected path below a read-write mount is bound again read-only, at
  * its own path and at the path it resolves to, so neither name leads to a
  * writable copy of the sandbox's own rules. */
@@ -686,21 +740,33 @@ add_protected (Ctx *c)
       for (size_t k = 0; k < 2; k++)
         {
           const char *q = cands[k];
-          bool under_rw = false;
+          const char *rw_dest = NULL;
           BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
           ssize_t idx;
+          int r;
 
           if (q == NULL || (k == 1 && strcmp (q, path) == 0))
             continue;
+          /* The deepest read-write mount above it is the one to pin from. */
           for (size_t j = 0; j < n; j++)
             {
               const BwshMount *m = &c->p->mounts[j];
               if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND
-                  && bwsh_path_has_prefix (q, m->dest))
-                under_rw = true;
+                  && bwsh_path_has_prefix (q, m->dest)
+                  && (rw_dest == NULL || strlen (m->dest) > strlen (rw_dest)))
+                rw_dest = c->p->mounts[j].dest;
             }
-          if (!under_rw)
+          if (rw_dest == NULL)
             continue;
+          if (strcmp (rw_dest, q) != 0)
+            {
+              _cleanup_free_ char *rw = strdup (rw_dest);
+              if (rw == NULL)
+                return -ENOMEM;
+              r = pin_ancestors (c, rw, q);
+              if (r < 0)
+                return r;
+            }
           if (access (q, F_OK) == 0)
             idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
           else
@@ -713,7 +779,7 @@ add_protected (Ctx *c)
             }
           if (idx < 0)
             return (int) idx;
-          int r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
+          r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
           if (r < 0)
             return r;
         }
@@ -1008,6 +1074,12 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
       if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind))
         continue;
 
+      if (m->create_dir && bwsh_path_has_prefix (m->src, p->home))
+        {
+          r = bwsh_mkdir_under_home (p->home, m->src, err);
+          if (r < 0)
+            goto out;
+        }
       resolved = realpath (m->src, NULL);
       if (resolved == NULL)
         {

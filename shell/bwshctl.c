@@ -75,7 +75,7 @@ parse_options (int argc, char **argv, Options *o, bool allow_user, bool allow_js
   int c;
 
   optind = 1;
-  while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1)
+  while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1)
     {
       switch (c)
         {

@@ -30,7 +30,7 @@ it_assert_out_has inner-ran
 it_check "bwrap's argv is --args N, --, and the inner command only"
 execline=$(grep '^execve("/usr/bin/bwrap"' "$IT_TMP/strace")
 argsfd=${IT_PAUSED_ARGS##*/}
-it_assert_eq "execve(\"/usr/bin/bwrap\", [\"/usr/bin/bwrap\", \"--args\", \"$argsfd\", \"--\", \"/bin/bash\", \"-c\", \"echo inner-ran\"], 0x" \
+it_assert_eq "execve(\"/usr/bin/bwrap\", [\"/usr/bin/bwrap\", \"--args\", \"$argsfd\", \"--\", \"/bin/bash\", \"-c\", \"--\", \"echo inner-ran\"], 0x" \
   "${execline%%0x*}0x" "bwrap execve"
 
 it_check "no host path is bound by name: only --bind-fd and --ro-bind-fd"

@@ -90,6 +90,8 @@ const char *bwsh_path_status_to_string (BwshPathStatus s);
 /* True when @path equals @prefix or lies below it, compared element by
  * element: "/home/al" is not under "/home/a".  Both must be normalised. */
 bool bwsh_path_has_prefix (const char *path, const char *prefix);
+/* bwsh_path_has_prefix() against any of @n @prefixes. */
+bool bwsh_path_under_any (const char *path, char *const *prefixes, size_t n);
 
 /* Expand a policy template: "~" or "~/x" relative to @home, "$HOME" too.
  * The result is normalised.  Returns 0 or -EINVAL. */

@@ -102,6 +102,15 @@ bwsh_path_has_prefix (const char *path, const char *prefix)
   return path[n] == '\0' || path[n] == '/';
 }
 
+bool
+bwsh_path_under_any (const char *path, char *const *prefixes, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (bwsh_path_has_prefix (path, prefixes[i]))
+      return true;
+  return false;
+}
+
 int
 bwsh_path_expand (const char *tmpl, const char *home, char **ret_path)
 {

@@ -315,15 +315,6 @@ expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n
 }
 
 static bool
-under_any (const char *path, char *const *v, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (bwsh_path_has_prefix (path, v[i]))
-      return true;
-  return false;
-}
-
-static bool
 is_critical (const char *dest)
 {
   for (size_t i = 0; i < BWSH_N_ELEMENTS (critical_dests); i++)
@@ -352,12 +343,12 @@ check_path_rules (const Ctx *c, const char *path, bool rw, bool is_source)
     return "/, /proc, /dev, /sys and paths under them cannot be bound";
   if (rw)
     {
-      if (!under_any (path, c->rw_ceilings, c->n_rw))
+      if (!bwsh_path_under_any (path, c->rw_ceilings, c->n_rw))
         return "read-write binds are only allowed under the read-write ceilings (by default $HOME)";
-      if (under_any (path, c->protected_paths, c->n_protected))
+      if (bwsh_path_under_any (path, c->protected_paths, c->n_protected))
         return "is a protected path and never writable inside the sandbox";
     }
-  else if (is_source && c->n_ro > 0 && !under_any (path, c->ro_ceilings, c->n_ro))
+  else if (is_source && c->n_ro > 0 && !bwsh_path_under_any (path, c->ro_ceilings, c->n_ro))
     return "read-only binds are only allowed under the policy's read-only ceilings";
   return NULL;
 }

@@ -80,15 +80,6 @@ has_control (const char *s)
   return false;
 }
 
-static bool
-under_any (const char *path, char *const *v, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    if (bwsh_path_has_prefix (path, v[i]))
-      return true;
-  return false;
-}
-
 typedef struct
 {
   char **v;
@@ -268,10 +259,10 @@ check_rw (const BwshPlan *p, const BwshPolicy *pol, const Paths *ceilings, const
         continue; /* the administrator's own rw_binds and project_dir */
       if (bwsh_path_is_forbidden (m->src) || bwsh_path_is_forbidden (m->dest))
         violation ("user read-write bind %s -> %s touches /, /proc, /dev or /sys", m->src, m->dest);
-      if (!under_any (m->src, ceilings->v, ceilings->n) || !under_any (m->dest, ceilings->v, ceilings->n))
+      if (!bwsh_path_under_any (m->src, ceilings->v, ceilings->n) || !bwsh_path_under_any (m->dest, ceilings->v, ceilings->n))
         violation ("user read-write bind %s -> %s lies outside the read-write ceilings", m->src, m->dest);
-      if (under_any (m->src, protected_paths->v, protected_paths->n)
-          || under_any (m->dest, protected_paths->v, protected_paths->n))
+      if (bwsh_path_under_any (m->src, protected_paths->v, protected_paths->n)
+          || bwsh_path_under_any (m->dest, protected_paths->v, protected_paths->n))
         violation ("user read-write bind %s -> %s is a protected path or below one", m->src, m->dest);
     }
 }

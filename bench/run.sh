@@ -92,6 +92,23 @@ PY
 python3 "$top/bench/session.py" "$out/mounts.json" "$((rounds / 2))"
 rm -rf "$data"
 
+echo "== pam_bwsh: open_session + close_session for a subject (median of 200)"
+if [ "$(id -u)" = 0 ]; then
+  pu=bwsh-bench-$$
+  useradd -M -d "$out/home-$pu" -s "$out/stage/bin/bwsh" "$pu"
+  mkdir -p "$out/home-$pu" && chown "$pu:" "$out/home-$pu"
+  mkdir -p "$out/pam.d" "$out/policy"
+  printf 'subjects = { users = ["%s"]; };\nrequire_shell = false;\n' "$pu" >"$out/policy/bwsh.conf"
+  chmod 755 "$out/policy"; chmod 644 "$out/policy/bwsh.conf"
+  printf 'session required %s policy=%s\n' "$b/pam_module/pam_bwsh.so" "$out/policy/bwsh.conf" \
+    >"$out/pam.d/bwsh-bench"
+  ns=$("$b/bench/pam_cost" "$out/pam.d" bwsh-bench "$pu" 200 2>&1) || ns="failed: $ns"
+  userdel "$pu" 2>/dev/null || true
+  printf '  %s ns\n' "$ns"
+else
+  echo "  (needs root, like sshd: skipped)"
+fi
+
 echo "== bwsh before the exec of bwrap"
 /usr/bin/time -o "$out/rss" -f "%M" "$out/noexec/shell/bwsh" -c true >/dev/null 2>&1 || true
 rss=$(cat "$out/rss" 2>/dev/null || echo "?")

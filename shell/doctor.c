@@ -879,6 +879,7 @@ check_pam_service (Doctor *d, const char *service, bool refused)
   /* A refused service never starts the login shell; its environment does not reach bwsh. */
   if (st.readenv && !refused)
     {
+      free (steal_pointer (&fix));
       if (asprintf (&fix, "remove user_readenv=1 from %s (the user's ~/.pam_environment is read by root, before bwsh)",
                     st.readenv_at)
           < 0)

@@ -448,8 +448,8 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
   int r;
 
   r = bwsh_path_expand (c->pol->project_dir, c->id->home, &def);
-  if (r < 0)
-    return bwsh_error_set (err, r, NULL, 0, 0, "invalid project directory \"%s\" in the policy",
+  if (r < 0 || bwsh_path_is_forbidden (def))
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid project directory \"%s\" in the policy",
                            c->pol->project_dir);
 
   if (uc != NULL && uc->project_dir != NULL)

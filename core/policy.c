@@ -768,6 +768,18 @@ key_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name
   return set_string (FIELD (p, k->off, char *), v);
 }
 
+/* A template that is bound read-write (the project directory): never
+ * /, /proc, /dev, /sys or below. */
+static int
+key_bind_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  char *v = NULL;
+  int r = get_path (c, s, name, true, true, &v);
+  if (r < 0)
+    return r;
+  return set_string (FIELD (p, k->off, char *), v);
+}
+
 typedef struct EnumName
 {
   const char *name;
@@ -1365,7 +1377,7 @@ static const Key landlock_keys[] = {
 
 static const Key root_keys[] = {
   { "shell", key_abs_path, OFF (shell), 0, NULL },
-  { "project_dir", key_template, OFF (project_dir), 0, NULL },
+  { "project_dir", key_bind_template, OFF (project_dir), 0, NULL },
   { "user_project_dir", key_bool, OFF (user_may_choose_project), 0, NULL },
   { "user_config", key_template, OFF (user_config), 0, NULL },
   { "user_overlay", key_bool, OFF (user_overlay_allowed), 0, NULL },

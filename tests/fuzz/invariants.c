@@ -181,6 +181,11 @@ check_critical (const BwshPlan *p, const BwshPolicy *pol)
           const BwshMount *m = &p->mounts[i];
           if (!accepted (m) || strcmp (m->dest, crit[c].dest) != 0)
             continue;
+          /* The default makes the rest of bwrap's /dev read-only after it
+           * is built: that narrows the mount, it does not replace it. */
+          if (m->kind == BWSH_MOUNT_REMOUNT_RO && m->from.origin == BWSH_ORIGIN_DEFAULT
+              && strcmp (m->dest, "/dev") == 0 && pol->dev_mode == BWSH_DEV_MINIMAL)
+            continue;
           if (m->kind != kind || m->from.origin != BWSH_ORIGIN_DEFAULT
               || (src != NULL && (m->src == NULL || strcmp (m->src, src) != 0)))
             violation ("critical mount %s is replaced by a %s mount from the %s (src %s)", crit[c].dest,

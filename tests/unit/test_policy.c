@@ -269,6 +269,9 @@ static const BadCase bad_cases[] = {
   { PRE "project_dir = \"~alice/p\";", 3, "\"project_dir\": must be an absolute path or start with" },
   { PRE "project_dir = \"~/../etc\";", 3, "\"project_dir\": path contains \"..\"" },
   { PRE "project_dir = \"~/a\\tb\";", 3, "\"project_dir\": path contains a control character" },
+  /* Found by fuzz_policy: a project directory of "/" bound the host root read-write. */
+  { PRE "project_dir = \"/\";", 3, "\"project_dir\": \"/\" is forbidden (/, /proc, /dev, /sys and below)" },
+  { PRE "project_dir = \"/proc/self\";", 3, "\"project_dir\": \"/proc/self\" is forbidden" },
   { PRE "user_project_dir = \"yes\";", 3, "\"user_project_dir\" must be true or false, not a string" },
   { PRE "user_project_dir = 1;", 3, "\"user_project_dir\" must be true or false, not an integer" },
   { PRE "user_config = \"config.json\";", 3, "\"user_config\": must be an absolute path or start with" },

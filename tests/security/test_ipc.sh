@@ -60,16 +60,25 @@ probe_outside()
 # allow signalling it), with a marker in its argv.
 start_host_sleep()
 {
-  MARKER=bwsh-sec-marker-$RANDOM$RANDOM
-  setpriv --reuid="$IT_UID" --regid="$(id -g "$IT_USER")" --init-groups \
-    bash -c "exec -a $MARKER sleep 170" </dev/null >/dev/null 2>&1 &
-  HOST_PID=$!
-  it_defer kill "$HOST_PID"
-  for _ in $(seq 50); do
-    grep -q "$MARKER" "/proc/$HOST_PID/cmdline" 2>/dev/null && break
-    sleep 0.1
+  local attempt
+  # A start can fail for reasons of its own (setpriv's initgroups while a
+  # parallel test rewrites /etc/group): try again, and say so, before
+  # giving up; the test is about what happens to the process once it runs.
+  for attempt in 1 2 3; do
+    MARKER=bwsh-sec-marker-$RANDOM$RANDOM
+    setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+      bash -c "exec -a $MARKER sleep 170" </dev/null >"$IT_TMP/host-sleep.err" 2>&1 &
+    HOST_PID=$!
+    it_defer kill "$HOST_PID"
+    for _ in $(seq 50); do
+      grep -q "$MARKER" "/proc/$HOST_PID/cmdline" 2>/dev/null && return 0
+      kill -0 "$HOST_PID" 2>/dev/null || break
+      sleep 0.1
+    done
+    it_log "host process did not start (attempt $attempt): $(cat "$IT_TMP/host-sleep.err" 2>/dev/null)"
   done
-  grep -q "$MARKER" "/proc/$HOST_PID/cmdline" || { it_fail "the host process did not start"; exit 1; }
+  it_fail "the host process did not start"
+  exit 1
 }
 
 host_sleep_untouched()

@@ -95,7 +95,7 @@ rm -rf "$data"
 echo "== pam_bwsh: open_session + close_session for a subject (median of 200)"
 if [ "$(id -u)" = 0 ]; then
   pu=bwsh-bench-$$
-  useradd -M -d "$out/home-$pu" -s "$out/stage/bin/bwsh" "$pu"
+  useradd -M -d "$out/home-$pu" -s /bin/false "$pu" 2>/dev/null
   mkdir -p "$out/home-$pu" && chown "$pu:" "$out/home-$pu"
   mkdir -p "$out/pam.d" "$out/policy"
   printf 'subjects = { users = ["%s"]; };\nrequire_shell = false;\n' "$pu" >"$out/policy/bwsh.conf"
@@ -111,7 +111,7 @@ fi
 
 echo "== bwsh before the exec of bwrap"
 /usr/bin/time -o "$out/rss" -f "%M" "$out/noexec/shell/bwsh" -c true >/dev/null 2>&1 || true
-rss=$(cat "$out/rss" 2>/dev/null || echo "?")
+rss=$(tail -n 1 "$out/rss" 2>/dev/null || echo "?")
 echo "  peak RSS: ${rss} KiB"
 valgrind --tool=callgrind --callgrind-out-file="$out/callgrind.out" "$out/noexec/shell/bwsh" -c true \
   >/dev/null 2>&1 || true

@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 #define S(x) ((char *) (uintptr_t) (x))
@@ -138,14 +139,9 @@ setup (void **state)
   snprintf (d, sizeof d, "%s/project", f->home);
   if (mkdir (d, 0700) < 0)
     return -1;
-  f->id = calloc (1, sizeof *f->id);
+  f->id = unit_identity (f->home, "/bin/sh");
   if (f->id == NULL)
     return -1;
-  f->id->uid = getuid ();
-  f->id->gid = getgid ();
-  f->id->name = strdup ("tester");
-  f->id->home = strdup (f->home);
-  f->id->shell = strdup ("/bin/sh");
   if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
   *state = f;
@@ -156,11 +152,9 @@ static int
 teardown (void **state)
 {
   Fx *f = *state;
-  char cmd[128];
   int r;
 
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s'", f->home);
-  r = system (cmd);
+  r = unit_rm_rf (f->home);
   bwsh_identity_free (f->id);
   bwsh_policy_free (f->pol);
   free (f);

@@ -29,6 +29,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 
 /* Every path here is a short mkdtemp name under /tmp plus a few elements;
  * GCC cannot know that and warns about PATH_MAX buffers. */
@@ -72,14 +73,9 @@ setup (void **state)
   snprintf (project, sizeof project, "%s/project", f->home);
   if (mkdir (project, 0700) < 0)
     return -1;
-  f->id = calloc (1, sizeof *f->id);
+  f->id = unit_identity (f->home, "/usr/local/bin/bwsh");
   if (f->id == NULL)
     return -1;
-  f->id->uid = getuid ();
-  f->id->gid = getgid ();
-  f->id->name = strdup ("tester");
-  f->id->home = strdup (f->home);
-  f->id->shell = strdup ("/usr/local/bin/bwsh");
   if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
   *state = f;
@@ -90,11 +86,11 @@ static int
 teardown (void **state)
 {
   Fx *f = *state;
-  char cmd[2 * PATH_MAX + 32];
   int r;
 
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s' '%s'", f->home, f->outside);
-  r = system (cmd);
+  r = unit_rm_rf (f->home);
+  if (r == 0)
+    r = unit_rm_rf (f->outside);
   bwsh_identity_free (f->id);
   bwsh_policy_free (f->pol);
   free (f);
@@ -192,9 +188,9 @@ hp (const Fx *f, const char *rel)
 static void
 mkdirs (const Fx *f, const char *rel)
 {
-  char cmd[PATH_MAX * 2];
-  snprintf (cmd, sizeof cmd, "mkdir -p -- '%s/%s'", f->home, rel);
-  assert_int_equal (system (cmd), 0);
+  char path[PATH_MAX * 2];
+  snprintf (path, sizeof path, "%s/%s", f->home, rel);
+  assert_int_equal (unit_mkdirs (path), 0);
 }
 
 static void

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 #include "cleanup.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -568,10 +569,7 @@ static int
 dir_teardown (void **state)
 {
   Dir *d = *state;
-  char cmd[128];
-
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s'", d->path);
-  assert_int_equal (system (cmd), 0);
+  assert_int_equal (unit_rm_rf (d->path), 0);
   free (d);
   return 0;
 }

@@ -27,6 +27,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 
 /* Every path here is a short mkdtemp name under /tmp plus a few elements;
  * GCC cannot know that and warns about PATH_MAX buffers. */
@@ -59,14 +60,9 @@ setup (void **state)
   snprintf (d, sizeof d, "%s/docs", f->home);
   if (mkdir (d, 0700) < 0)
     return -1;
-  f->id = calloc (1, sizeof *f->id);
+  f->id = unit_identity (f->home, "/usr/local/bin/bwsh");
   if (f->id == NULL)
     return -1;
-  f->id->uid = getuid ();
-  f->id->gid = getgid ();
-  f->id->name = strdup ("tester");
-  f->id->home = strdup (f->home);
-  f->id->shell = strdup ("/usr/local/bin/bwsh");
   if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
   *state = f;
@@ -77,11 +73,9 @@ static int
 teardown (void **state)
 {
   Fx *f = *state;
-  char cmd[PATH_MAX + 32];
   int r;
 
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s'", f->home);
-  r = system (cmd);
+  r = unit_rm_rf (f->home);
   bwsh_identity_free (f->id);
   bwsh_policy_free (f->pol);
   free (f);

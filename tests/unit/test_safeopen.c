@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 
 /* Every path here is a short mkdtemp name under /tmp plus a few elements;
  * GCC cannot know that and warns about PATH_MAX buffers. */
@@ -64,10 +65,7 @@ write_file (const char *path, const char *content, size_t len, mode_t mode)
 static int
 rm_rf (const char *path)
 {
-  char cmd[PATH_MAX + 32];
-  /* The fixture is always a fresh mkdtemp directory, quoted. */
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s'", path);
-  return system (cmd);
+  return unit_rm_rf (path);
 }
 
 static int

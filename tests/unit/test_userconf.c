@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "bwsh.h"
+#include "unit.h"
 
 /* Every path here is a short mkdtemp name under /tmp plus a few elements;
  * GCC cannot know that and warns about PATH_MAX buffers. */
@@ -569,11 +570,10 @@ static int
 teardown (void **state)
 {
   Fixture *f = *state;
-  char cmd[PATH_MAX + 32];
+  int r = unit_rm_rf (f->dir);
 
-  snprintf (cmd, sizeof cmd, "rm -rf -- '%s'", f->dir);
   free (f);
-  return system (cmd) == 0 ? 0 : -1;
+  return r == 0 ? 0 : -1;
 }
 
 static const char good_doc[] = "{\"preferences\": {\"sandboxBwrapMounts\": {\"additionalROBinds\": [\"/srv/" SECRET

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "unit.h"
+
+static int
+remove_one (const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+  (void) st;
+  (void) ftw;
+  if ((type == FTW_DP ? rmdir (path) : unlink (path)) < 0 && errno != ENOENT)
+    return -errno;
+  return 0;
+}
+
+int
+unit_rm_rf (const char *path)
+{
+  int r = nftw (path, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+
+  if (r < 0)
+    return errno == ENOENT ? 0 : -errno;
+  return r;
+}
+
+int
+unit_mkdirs (const char *path)
+{
+  char buf[PATH_MAX];
+  size_t n = strlen (path);
+
+  if (path[0] != '/' || n >= sizeof buf)
+    return -EINVAL;
+  memcpy (buf, path, n + 1);
+  for (char *p = buf + 1;; p++)
+    {
+      if (*p == '/' || *p == '\0')
+        {
+          char c = *p;
+          *p = '\0';
+          if (mkdir (buf, 0755) < 0 && errno != EEXIST)
+            return -errno;
+          *p = c;
+          if (c == '\0')
+            return 0;
+        }
+    }
+}
+
+BwshIdentity *
+unit_identity (const char *home, const char *shell)
+{
+  BwshIdentity *id = calloc (1, sizeof *id);
+
+  if (id == NULL)
+    return NULL;
+  id->uid = getuid ();
+  id->gid = getgid ();
+  id->name = strdup ("tester");
+  id->home = strdup (home);
+  id->shell = strdup (shell);
+  if (id->name == NULL || id->home == NULL || id->shell == NULL)
+    return bwsh_identity_free (id);
+  return id;
+}

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* What the unit tests share: scratch directories and hand-built identities. */
+#pragma once
+
+#include "bwsh.h"
+
+/* Remove @path and everything below it without following symlinks (nftw,
+ * FTW_PHYS): 0 or -errno.  A missing @path is not an error. */
+int unit_rm_rf (const char *path);
+
+/* mkdir -p for an absolute @path, mode 0755: 0 or -errno. */
+int unit_mkdirs (const char *path);
+
+/* A BwshIdentity for the calling uid with @home and @shell, as bwsh would
+ * get from NSS; NULL when out of memory. */
+BwshIdentity *unit_identity (const char *home, const char *shell);

@@ -104,6 +104,8 @@ if [ "$(id -u)" = 0 ]; then
     >"$out/pam.d/bwsh-bench"
   ns=$("$b/bench/pam_cost" "$out/pam.d" bwsh-bench "$pu" 200 2>&1) || ns="failed: $ns"
   userdel "$pu" 2>/dev/null || true
+  # Nothing may stay owned by a uid that the next useradd hands out again.
+  rm -rf "$out/home-$pu"
   printf '  %s ns\n' "$ns"
 else
   echo "  (needs root, like sshd: skipped)"

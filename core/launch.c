@@ -85,6 +85,18 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   char *empty_env[] = { NULL };
   int r;
 
+  /* Only a resolved plan may run: rendering falls back to the path of a
+   * bind that has no fd (bwshctl explain needs that), and a path is what a
+   * swapped symlink redirects. */
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+      if (m->verdict == BWSH_VERDICT_ACCEPTED && (m->kind == BWSH_MOUNT_RO_BIND || m->kind == BWSH_MOUNT_BIND)
+          && m->fd < 0)
+        return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "%s has no validated source: the plan was not resolved",
+                               m->dest);
+    }
+
   r = bwsh_seccomp_embedded_fd (&seccomp_fd, err);
   if (r < 0)
     goto out;

@@ -85,7 +85,6 @@ scan_string (Scanner *s, size_t *ret_start, size_t *ret_len)
 static bool
 scan_value (Scanner *s)
 {
-  char open, close;
   int depth = 0;
 
   scan_ws (s);
@@ -100,9 +99,6 @@ scan_value (Scanner *s)
       return true;
     }
   /* Containers: count brackets, stepping over strings. */
-  open = s->buf[s->pos];
-  close = open == '{' ? '}' : ']';
-  (void) close;
   do
     {
       char c = s->buf[s->pos];

@@ -278,6 +278,22 @@ test_size_precedes_its_tmpfs (void **state)
 }
 
 static void
+test_unresolved_plan_never_reaches_bwrap (void **state)
+{
+  /* An unresolved plan renders bind sources as paths; the launcher must
+   * refuse it before anything is exec'd.  The bwrap path names nothing, so
+   * without the check the exec fails with ENOENT instead and this fails. */
+  Fx *f = *state;
+  BwshPlan *p = plan_with (f, NULL, NULL, false);
+  BwshCommand cmd = { .has_command = true, .command = "true" };
+  BwshError err = { 0 };
+
+  assert_int_equal (bwsh_exec_plan (p, &cmd, "/nonexistent/bwrap", &err), -EINVAL);
+  assert_non_null (strstr (err.message, "has no validated source: the plan was not resolved"));
+  bwsh_plan_free (p);
+}
+
+static void
 test_binds_rendered_by_fd_not_path (void **state)
 {
   /* What bwsh execs names each validated source by its O_PATH fd. */
@@ -596,6 +612,7 @@ main (void)
     T (test_unshare_net_only_with_network_none),
     T (test_seccomp_and_hostname_rendered_when_set),
     T (test_size_precedes_its_tmpfs),
+    T (test_unresolved_plan_never_reaches_bwrap),
     T (test_binds_rendered_by_fd_not_path),
     T (test_options_follow_plan_order_and_skip_refused),
     T (test_host_layout_symlinks_rendered),

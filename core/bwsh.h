@@ -23,20 +23,55 @@
 
 #define BWSH_MESSAGE_MAX 512
 
+/* Which step of a session failed, the way bubblewrap's bind_mount() results
+ * name theirs.  bwsh_error_to_string() is the one place that turns a code
+ * into words; the message then says what went wrong in that step. */
+typedef enum
+{
+  BWSH_ERROR_NONE = 0,    /* no step to name: the message says it all */
+  BWSH_ERROR_IDENTITY,    /* NSS does not know the user */
+  BWSH_ERROR_POLICY,      /* the policy is unreadable, unsafe or invalid */
+  BWSH_ERROR_SERVICE,     /* pam_bwsh: a service that never runs the login shell */
+  BWSH_ERROR_SHELL,       /* pam_bwsh: require_shell and the passwd shell is not bwsh */
+  BWSH_ERROR_PRIVILEGES,  /* cannot become the user, or come back */
+  BWSH_ERROR_USER_CONFIG, /* the overlay cannot be read at all */
+  BWSH_ERROR_PLAN,        /* the plan cannot be built */
+  BWSH_ERROR_HOME,        /* the home directory is missing */
+  BWSH_ERROR_PROJECT_DIR, /* the project directory cannot be created */
+  BWSH_ERROR_RESOLVE,     /* resolution refused the plan (strict, swapped default) */
+  BWSH_ERROR_LAUNCH,      /* between the plan and the exec of bwrap */
+} BwshErrorCode;
+
 typedef struct BwshError
 {
-  char file[4096]; /* the file the error is about, or "" */
+  BwshErrorCode code;
+  int errnum;      /* the positive errno of the failure, 0 = unknown */
+  char file[4096]; /* PATH_MAX: the file the error is about, or "" */
   int line;        /* 1-based, 0 = unknown */
   int column;      /* 1-based, 0 = unknown */
   char message[BWSH_MESSAGE_MAX];
 } BwshError;
 
-/* Fill @err (may be NULL) and return @r, which must be a negative errno. */
+/* Fill @err (may be NULL) and return @r, which must be a negative errno.
+ * The step (code) is left as it was: the session names it. */
 int bwsh_error_set (BwshError *err, int r, const char *file, int line, int column,
                     const char *fmt, ...) __attribute__ ((format (printf, 6, 7)));
 
-/* "FILE:LINE:COL: message", "FILE: message" or "message", never the file's content. */
-void bwsh_error_format (const BwshError *err, char *buf, size_t size);
+/* Name the step of a failure @r: sets @err's code, and when the lower layer
+ * left no message (out of memory, a bare errno), the errno's text.  So a
+ * failure is never reported with nothing after the colon.  Returns @r. */
+int bwsh_error_step (BwshError *err, BwshErrorCode code, int r);
+
+/* The step's words ("the sandbox policy cannot be used"), or NULL for NONE. */
+const char *bwsh_error_code_to_string (BwshErrorCode code);
+
+/* The one formatter: "STEP: FILE:LINE:COL: message", each part only when
+ * known, never the file's content.  NULL only when out of memory. */
+char *bwsh_error_to_string (const BwshError *err);
+
+/* "FILE:LINE:COL: ", "FILE:LINE: ", "FILE: " or "" for @from (a source
+ * position); NULL only when out of memory. */
+char *bwsh_source_prefix (const char *file, int line, int column);
 
 typedef struct BwshDiag
 {
@@ -160,6 +195,10 @@ int bwsh_open_path_nofollow (const char *resolved, int *ret_fd);
 /* Create @path (an absolute path under @home) and its missing parents up to
  * @home with mode 0700, refusing to follow symlinks on the way. */
 int bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err);
+/* The same walk, creating nothing: *ret_would_create tells whether
+ * bwsh_mkdir_under_home() would create something; the errors are the ones it
+ * would fail with (an element that is a symlink or not a directory). */
+int bwsh_mkdir_under_home_dry_run (const char *home, const char *path, bool *ret_would_create, BwshError *err);
 
 /* A memfd holding @data, sealed against any change and positioned at 0, so
  * whoever holds the fd (bwrap) reads exactly what was written. O_CLOEXEC. */
@@ -198,6 +237,7 @@ typedef struct BwshBindList
 } BwshBindList;
 
 int bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const BwshSource *from);
+int bwsh_bind_list_copy (BwshBindList *dst, const BwshBindList *src);
 void bwsh_bind_list_clear (BwshBindList *l);
 bool bwsh_bind_list_contains (const BwshBindList *l, const char *src);
 
@@ -318,6 +358,49 @@ int bwsh_user_config_load (const char *path, uid_t uid, BwshUserConfig **ret, Bw
 
 /* -------------------------------------------------------------------- plan */
 
+/* The namespaces a session may unshare, in the order bwrap is told about
+ * them.  One table (bwsh_namespace_info()) names each for render and explain. */
+typedef enum
+{
+  BWSH_NS_USER,
+  BWSH_NS_PID,
+  BWSH_NS_IPC,
+  BWSH_NS_UTS,
+  BWSH_NS_CGROUP,
+  BWSH_NS_NET,
+  _BWSH_NS_MAX,
+} BwshNamespace;
+
+typedef struct BwshNamespaceInfo
+{
+  const char *name;          /* "user", "net", ... (explain, JSON) */
+  const char *bwrap_option;  /* "--unshare-user", ... */
+  bool if_supported;         /* bwrap's -try variant: skipped where the kernel lacks it */
+} BwshNamespaceInfo;
+
+const BwshNamespaceInfo *bwsh_namespace_info (BwshNamespace ns);
+
+/* What the session asks of Landlock: a copy of the policy's settings, so
+ * that the plan (and its digest) carries it and nothing borrows the policy. */
+typedef struct BwshLandlockRequest
+{
+  BwshLandlockMode mode;
+  bool scope_abstract_unix;
+  bool scope_signal;
+  bool tcp_connect_set;      /* unset = unrestricted, set and empty = nothing allowed */
+  bool tcp_bind_set;
+  BwshBindList tcp_connect;  /* port numbers as strings, with where they were written */
+  BwshBindList tcp_bind;
+} BwshLandlockRequest;
+
+int bwsh_landlock_request_from_policy (const BwshPolicy *pol, BwshLandlockRequest *ret);
+void bwsh_landlock_request_clear (BwshLandlockRequest *req);
+
+typedef enum
+{
+  BWSH_SECCOMP_SESSION = 0, /* the filter compiled into bwsh (seccomp_gen) */
+} BwshSeccompChoice;
+
 typedef enum
 {
   BWSH_MOUNT_TMPFS,
@@ -355,6 +438,8 @@ typedef struct BwshMount
   bool create_dir;  /* created (0700, as the user) under $HOME at resolve if missing */
 } BwshMount;
 
+/* Everything the launch uses, and nothing borrowed: render, explain, the
+ * digest and the exec read only this. */
 typedef struct BwshPlan
 {
   BwshMount *mounts;
@@ -367,14 +452,28 @@ typedef struct BwshPlan
   char *shell;       /* inner shell */
   char *home;
   char *project_dir;
-  bool unshare_net;
+  bool project_dir_missing; /* explain/check: the first login would create it */
+  bool unshare[_BWSH_NS_MAX];
+  bool disable_userns;
+  BwshNetMode network;
+  BwshLandlockRequest landlock;
+  BwshSeccompChoice seccomp;
+  uint64_t root_tmpfs_size; /* bytes, 0 = bwrap's default */
+  uint64_t tmp_tmpfs_size;
   int64_t rlimit_core;
   int64_t rlimit_nproc;
   int64_t rlimit_nofile;
   size_t n_refused;
   bool strict;
+  /* The rules resolution re-checks resolved sources against, expanded for
+   * this user (read-write and read-only ceilings, protected paths). */
+  char **rw_ceilings;
+  size_t n_rw_ceilings;
+  char **ro_ceilings;
+  size_t n_ro_ceilings;
+  char **protected_paths;
+  size_t n_protected;
   BwshDiag diag;     /* one warning per refusal/skip, "PATH: reason" */
-  const BwshPolicy *policy; /* borrowed, for explain */
 } BwshPlan;
 
 BwshPlan *bwsh_plan_free (BwshPlan *p);
@@ -386,19 +485,31 @@ BwshPlan *bwsh_plan_free (BwshPlan *p);
 int bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc,
                      char *const *envp, BwshPlan **ret, BwshError *err);
 
+typedef enum
+{
+  BWSH_RESOLVE_CREATE = 0, /* a session: create what the plan needs (0700, as the user) */
+  BWSH_RESOLVE_DRY_RUN,    /* explain/check: create nothing, say what would be created */
+} BwshResolveMode;
+
 /* The I/O part, run as the user: resolve each accepted bind's source,
  * re-check the resolved path against the same rules, open it with
  * bwsh_open_path_nofollow() and keep the fd.  A missing source becomes
  * SKIPPED with a warning; a resolved path that breaks a rule becomes REFUSED.
- * In strict mode any refusal fails with -EPERM. */
-int bwsh_plan_resolve (BwshPlan *p, BwshError *err);
+ * In strict mode any refusal fails with -EPERM.  In a dry run a directory the
+ * plan would create is resolved as if it existed, and nothing is opened. */
+int bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err);
 
 /* A stable digest of what the plan does (mounts with verdicts, shell,
- * working directory, namespaces, limits): 64 hex characters plus NUL.  The
- * environment is left out on purpose: pam_bwsh computes the digest at
- * session open, before sshd sets SSH_TTY and friends, and the same plan
- * must give the same digest in bwsh. */
+ * working directory, namespaces, network, Landlock, seccomp, limits, the
+ * session's fixed variables): 64 hex characters plus NUL.  The variables
+ * passed through from the caller are left out on purpose: pam_bwsh computes
+ * the digest at session open, before sshd sets SSH_TTY and friends, and the
+ * same plan must give the same digest in bwsh. */
 void bwsh_plan_digest (const BwshPlan *p, char ret_hex[65]);
+
+/* True when @entry ("NAME" or "NAME=VALUE") is one of the variables the
+ * session sets from NSS and the policy (HOME, USER, LOGNAME, SHELL, PATH). */
+bool bwsh_env_is_session_variable (const char *entry);
 
 /* SHA-256 of @data as 64 lowercase hex characters plus NUL (FIPS 180-4). */
 void bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65]);
@@ -443,13 +554,16 @@ int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
 /* Shell-quote one word for display, the way a POSIX sh reads it back. */
 char *bwsh_shell_quote (const char *s);
 
-/* Human and JSON explanations. */
-int bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret);
-int bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, char **ret);
+/* Human and JSON explanations of @p.  @refusal (NULL when the session
+ * would run) is why a session with this plan would be refused.  A value JSON
+ * cannot carry (not UTF-8) fails with -EILSEQ and says which. */
+int bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
+int bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
 
 const char *bwsh_mount_kind_to_string (BwshMountKind k);
 const char *bwsh_verdict_to_string (BwshVerdict v);
 const char *bwsh_origin_to_string (BwshOrigin o);
+const char *bwsh_net_mode_to_string (BwshNetMode m);
 
 /* ----------------------------------------------------------------- seccomp */
 
@@ -476,26 +590,98 @@ typedef struct BwshLandlockReport
   char missing[256];       /* what best_effort left out, "" when nothing */
 } BwshLandlockReport;
 
-/* Apply the policy's Landlock ruleset to the calling thread (just before the
+/* Apply the plan's Landlock request to the calling thread (just before the
  * exec of bwrap).  -EOPNOTSUPP when required and unavailable. */
-int bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, BwshError *err);
-int bwsh_landlock_probe (const BwshPolicy *pol, BwshLandlockReport *ret_report);
+int bwsh_landlock_apply (const BwshLandlockRequest *req, BwshLandlockReport *ret_report, BwshError *err);
+int bwsh_landlock_probe (const BwshLandlockRequest *req, BwshLandlockReport *ret_report);
 
 /* ----------------------------------------------------------------- session */
 
-/* After the policy, as the user: read the overlay the policy names, build
- * the plan, check $HOME exists, create the project directory, resolve.  On
- * failure *ret_what names the step ("cannot build the sandbox", ...) for
- * the front end's message; NULL when @err says it all. */
-int bwsh_session_plan (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp,
-                       BwshUserConfig **ret_uc, BwshPlan **ret_plan, BwshDiag *diag,
-                       const char **ret_what, BwshError *err);
+/* The one orchestration.  bwsh, pam_bwsh and bwshctl all prepare a session
+ * here, so what explain shows is what bwsh runs, by construction:
+ *
+ *   identity -> policy -> [pam_bwsh: subject, service, shell]
+ *   -> (as the user) overlay -> plan -> home -> [RUN: project directory]
+ *   -> resolution
+ *
+ * RUN creates what a session needs and fails on the first refusal.
+ * EXPLAIN and CHECK create nothing, resolve as far as they can, and report
+ * every verdict: what a first login would create, what resolution would
+ * refuse (BwshSession.refusal). */
+typedef enum
+{
+  BWSH_SESSION_RUN = 0,
+  BWSH_SESSION_EXPLAIN,
+  BWSH_SESSION_CHECK,
+} BwshSessionMode;
+
+typedef struct BwshSessionRequest
+{
+  BwshSessionMode mode;
+  const char *user;         /* by name (pam_bwsh, bwshctl --user), or NULL for @uid */
+  uid_t uid;
+  const char *policy_path;  /* NULL: the compiled-in one */
+  const char *user_config;  /* EXPLAIN/CHECK: read this overlay instead of the policy's; it must exist */
+  char *const *envp;        /* the caller's environment, filtered by the allow-list */
+  bool pam;                 /* pam_bwsh: stop for non-subjects, check @service and the shell */
+  const char *service;      /* PAM_SERVICE */
+  const char *bwsh_binary;  /* what require_shell compares the passwd shell with */
+  /* Become the user for the steps that read the user's files, and come back
+   * (pam_bwsh: pam_modutil_drop_priv; bwshctl as root: setresuid).  NULL
+   * when the caller already is the user. */
+  int (*become_user) (void *userdata, const BwshIdentity *id, BwshError *err);
+  int (*become_caller) (void *userdata, BwshError *err);
+  void *userdata;
+} BwshSessionRequest;
+
+typedef struct BwshSession
+{
+  BwshSessionMode mode;
+  BwshIdentity *id;
+  BwshPolicy *policy;
+  char *user_config_path;       /* the overlay read, or NULL */
+  BwshUserConfig *user_config;
+  BwshPlan *plan;
+  BwshDiag diag;                /* overlay warnings; the plan has its own */
+  bool is_subject;              /* pam: false means "not confined, nothing else was done" */
+  /* EXPLAIN/CHECK: why RUN would refuse this session (code BWSH_ERROR_NONE
+   * when it would run). */
+  BwshError refusal;
+} BwshSession;
+
+/* Prepare a session.  Returns 0 or -errno with @err filled and its code
+ * naming the step.  *ret is set in both cases once anything was loaded, so
+ * that the front end can report every warning; free it with
+ * bwsh_session_free(). */
+int bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshError *err);
+BwshSession *bwsh_session_free (BwshSession *s);
+static inline void
+bwsh_session_freep (BwshSession **s)
+{
+  bwsh_session_free (*s);
+}
 
 /* True when @service (PAM_SERVICE) is one the policy refuses for subjects. */
 bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
 
-/* True when the passwd shell @shell is @bwsh_binary itself. */
+/* The one definition of "this shell is bwsh", for pam_bwsh's require_shell
+ * and every doctor check: @shell names @bwsh_binary, as written (normalised)
+ * or after resolving symlinks.  A file merely called "bwsh" is not bwsh. */
 bool bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary);
+
+/* ---------------------------------------------------- what acts before it */
+
+/* The variables that act on bwsh, bwrap or a shell before the sandbox
+ * exists (core/scrub.c): a fnmatch() pattern and one name it matches. */
+typedef struct BwshScrubEntry
+{
+  const char *pattern;
+  const char *example;
+} BwshScrubEntry;
+
+const BwshScrubEntry *bwsh_env_scrub_list (size_t *ret_n);
+/* True when pam_bwsh must remove @name from a subject's environment. */
+bool bwsh_env_must_scrub (const char *name);
 
 /* ---------------------------------------------------------------- launcher */
 

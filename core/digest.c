@@ -137,6 +137,21 @@ bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
     snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
 }
 
+static void
+landlock_fields (Sha256 *s, const BwshLandlockRequest *ll)
+{
+  char num[64];
+
+  snprintf (num, sizeof num, "landlock %d %d %d %d %d", (int) ll->mode, ll->scope_abstract_unix, ll->scope_signal,
+            ll->tcp_connect_set, ll->tcp_bind_set);
+  field (s, num);
+  for (size_t i = 0; i < ll->tcp_connect.n; i++)
+    field (s, ll->tcp_connect.items[i].src);
+  field (s, "tcp_bind");
+  for (size_t i = 0; i < ll->tcp_bind.n; i++)
+    field (s, ll->tcp_bind.items[i].src);
+}
+
 void
 bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
 {
@@ -145,7 +160,7 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
   char num[96];
 
   sha256_init (&s);
-  field (&s, "bwsh-plan-1");
+  field (&s, "bwsh-plan-2");
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       const BwshMount *m = &p->mounts[i];
@@ -159,9 +174,20 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
   field (&s, p->shell);
   field (&s, p->chdir);
   field (&s, p->hostname);
-  snprintf (num, sizeof num, "%d %" PRId64 " %" PRId64 " %" PRId64 " %d", p->unshare_net, p->rlimit_core,
-            p->rlimit_nproc, p->rlimit_nofile, p->strict);
+  for (BwshNamespace ns = 0; ns < _BWSH_NS_MAX; ns++)
+    field (&s, p->unshare[ns] ? bwsh_namespace_info (ns)->name : "-");
+  snprintf (num, sizeof num, "%d %d %d %" PRIu64 " %" PRIu64, p->disable_userns, (int) p->network, (int) p->seccomp,
+            p->root_tmpfs_size, p->tmp_tmpfs_size);
   field (&s, num);
+  snprintf (num, sizeof num, "%" PRId64 " %" PRId64 " %" PRId64 " %d", p->rlimit_core, p->rlimit_nproc,
+            p->rlimit_nofile, p->strict);
+  field (&s, num);
+  landlock_fields (&s, &p->landlock);
+  /* The variables the session sets itself; the caller's pass-through ones
+   * are left out (see bwsh.h). */
+  for (size_t i = 0; i < p->n_env; i++)
+    if (bwsh_env_is_session_variable (p->env[i]))
+      field (&s, p->env[i]);
   sha256_final (&s, out);
   for (int i = 0; i < 32; i++)
     snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);

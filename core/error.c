@@ -19,6 +19,7 @@ bwsh_error_set (BwshError *err, int r, const char *file, int line, int column, c
   if (err == NULL)
     return r;
 
+  err->errnum = r < 0 ? -r : 0;
   snprintf (err->file, sizeof err->file, "%s", file != NULL ? file : "");
   err->line = line;
   err->column = column;
@@ -28,17 +29,73 @@ bwsh_error_set (BwshError *err, int r, const char *file, int line, int column, c
   return r;
 }
 
-void
-bwsh_error_format (const BwshError *err, char *buf, size_t size)
+int
+bwsh_error_step (BwshError *err, BwshErrorCode code, int r)
 {
-  if (err->file[0] == '\0')
-    snprintf (buf, size, "%s", err->message);
-  else if (err->line > 0 && err->column > 0)
-    snprintf (buf, size, "%s:%d:%d: %s", err->file, err->line, err->column, err->message);
-  else if (err->line > 0)
-    snprintf (buf, size, "%s:%d: %s", err->file, err->line, err->message);
+  if (err == NULL)
+    return r;
+  err->code = code;
+  if (err->message[0] == '\0')
+    {
+      /* Out of memory deep in a lower layer, or a bare -errno: still say
+       * what happened, never "...cannot be used: " and nothing. */
+      err->errnum = r < 0 ? -r : err->errnum;
+      snprintf (err->message, sizeof err->message, "%s",
+                r == -ENOMEM ? "out of memory" : strerror (err->errnum != 0 ? err->errnum : EIO));
+    }
+  return r;
+}
+
+const char *
+bwsh_error_code_to_string (BwshErrorCode code)
+{
+  static const char *const names[] = {
+    [BWSH_ERROR_NONE] = NULL,
+    [BWSH_ERROR_IDENTITY] = "cannot identify the user",
+    [BWSH_ERROR_POLICY] = "the sandbox policy cannot be used",
+    [BWSH_ERROR_SERVICE] = NULL, /* the message names service and user */
+    [BWSH_ERROR_SHELL] = NULL,   /* the message names user and shell */
+    [BWSH_ERROR_PRIVILEGES] = NULL,
+    [BWSH_ERROR_USER_CONFIG] = "cannot read the user configuration",
+    [BWSH_ERROR_PLAN] = "cannot build the sandbox",
+    [BWSH_ERROR_HOME] = NULL,    /* "home directory X does not exist" */
+    [BWSH_ERROR_PROJECT_DIR] = "cannot create the project directory",
+    [BWSH_ERROR_RESOLVE] = "cannot build the sandbox",
+    [BWSH_ERROR_LAUNCH] = "cannot start the sandbox",
+  };
+  return (size_t) code < BWSH_N_ELEMENTS (names) ? names[code] : NULL;
+}
+
+char *
+bwsh_source_prefix (const char *file, int line, int column)
+{
+  char *s = NULL;
+  int r;
+
+  if (file == NULL || file[0] == '\0')
+    r = asprintf (&s, "%s", "");
+  else if (line > 0 && column > 0)
+    r = asprintf (&s, "%s:%d:%d: ", file, line, column);
+  else if (line > 0)
+    r = asprintf (&s, "%s:%d: ", file, line);
   else
-    snprintf (buf, size, "%s: %s", err->file, err->message);
+    r = asprintf (&s, "%s: ", file);
+  return r < 0 ? NULL : s;
+}
+
+char *
+bwsh_error_to_string (const BwshError *err)
+{
+  _cleanup_free_ char *where = bwsh_source_prefix (err->file, err->line, err->column);
+  const char *step = bwsh_error_code_to_string (err->code);
+  const char *msg = err->message[0] != '\0' ? err->message : strerror (err->errnum != 0 ? err->errnum : EIO);
+  char *s = NULL;
+
+  if (where == NULL)
+    return NULL;
+  if (asprintf (&s, "%s%s%s%s", step != NULL ? step : "", step != NULL ? ": " : "", where, msg) < 0)
+    return NULL;
+  return s;
 }
 
 /* @items (of @elem bytes each, @cap of them) grown so that index @n fits:
@@ -115,6 +172,22 @@ bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const Bws
   b->src = steal_pointer (&s);
   b->dst = steal_pointer (&d);
   b->from.file = steal_pointer (&f);
+  return 0;
+}
+
+int
+bwsh_bind_list_copy (BwshBindList *dst, const BwshBindList *src)
+{
+  *dst = (BwshBindList) { 0 };
+  for (size_t i = 0; i < src->n; i++)
+    {
+      int r = bwsh_bind_list_add (dst, src->items[i].src, src->items[i].dst, &src->items[i].from);
+      if (r < 0)
+        {
+          bwsh_bind_list_clear (dst);
+          return r;
+        }
+    }
   return 0;
 }
 
@@ -202,6 +275,20 @@ bwsh_origin_to_string (BwshOrigin o)
       return "user";
     case BWSH_ORIGIN_POLICY:
       return "policy";
+    default:
+      return "?";
+    }
+}
+
+const char *
+bwsh_net_mode_to_string (BwshNetMode m)
+{
+  switch (m)
+    {
+    case BWSH_NET_SHARED:
+      return "shared";
+    case BWSH_NET_NONE:
+      return "none";
     default:
       return "?";
     }

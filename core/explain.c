@@ -96,8 +96,118 @@ limit_string (int64_t v, char *buf, size_t size)
   return buf;
 }
 
+static bool
+utf8_ok (const char *s)
+{
+  json_t *v = json_string (s);
+  json_decref (v);
+  return v != NULL;
+}
+
+/* jansson returns NULL for a string that is not UTF-8 and -1 when it cannot
+ * set a key: every call is checked, so that nothing drops out of the JSON
+ * silently (a bad TERM once shifted the whole argv). */
+static int
+jstring (const char *what, const char *s, json_t **ret, BwshError *err)
+{
+  json_t *v;
+
+  if (s == NULL)
+    v = json_null ();
+  else
+    v = json_string (s);
+  if (v == NULL && s != NULL && !utf8_ok (s))
+    {
+      _cleanup_free_ char *esc = bwsh_escape (s, strlen (s));
+      return bwsh_error_set (err, -EILSEQ, NULL, 0, 0,
+                             "%s \"%s\" is not valid UTF-8, which JSON cannot carry; the text explanation shows it",
+                             what, esc != NULL ? esc : "?");
+    }
+  if (v == NULL)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  *ret = v;
+  return 0;
+}
+
+static int
+jset (json_t *obj, const char *key, json_t *v, BwshError *err)
+{
+  /* json_object_set_new() takes @v even when it fails. */
+  if (v == NULL || json_object_set_new (obj, key, v) < 0)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  return 0;
+}
+
+static int
+jset_string (json_t *obj, const char *key, const char *s, BwshError *err)
+{
+  json_t *v = NULL;
+  int r = jstring (key, s, &v, err);
+
+  return r < 0 ? r : jset (obj, key, v, err);
+}
+
+static int
+jappend_string (json_t *arr, const char *what, const char *s, BwshError *err)
+{
+  json_t *v = NULL;
+  int r = jstring (what, s, &v, err);
+
+  if (r < 0)
+    return r;
+  if (json_array_append_new (arr, v) < 0)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  return 0;
+}
+
+static int
+json_mount (const BwshMount *m, json_t **ret, BwshError *err)
+{
+  json_auto_t *o = json_object ();
+  _cleanup_free_ char *origin = origin_string (&m->from);
+  int r;
+
+  if (o == NULL || origin == NULL)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  if ((r = jset_string (o, "kind", bwsh_mount_kind_to_string (m->kind), err)) < 0
+      || (r = jset_string (o, "source", m->src, err)) < 0 || (r = jset_string (o, "destination", m->dest, err)) < 0
+      || (r = jset_string (o, "origin", bwsh_origin_to_string (m->from.origin), err)) < 0
+      || (r = jset_string (o, "origin_detail", origin, err)) < 0
+      || (r = jset_string (o, "file", m->from.file, err)) < 0
+      || (r = jset (o, "line", json_integer (m->from.line), err)) < 0
+      || (r = jset_string (o, "verdict", bwsh_verdict_to_string (m->verdict), err)) < 0
+      || (r = jset_string (o, "reason", m->reason, err)) < 0)
+    return r;
+  if (m->size > 0 && (r = jset (o, "size", json_integer ((json_int_t) m->size), err)) < 0)
+    return r;
+  *ret = steal_pointer (&o);
+  return 0;
+}
+
+static int
+json_landlock (const BwshPlan *p, json_t *root, BwshError *err)
+{
+  BwshLandlockReport ll = { 0 };
+  json_t *l;
+  int r;
+
+  if (bwsh_landlock_probe (&p->landlock, &ll) < 0)
+    return 0;
+  l = json_object ();
+  if ((r = jset (root, "landlock", l, err)) < 0)
+    return r;
+  if ((r = jset (l, "abi", json_integer (ll.abi), err)) < 0
+      || (r = jset (l, "abstract_unix_sockets", json_boolean (ll.scoped_abstract), err)) < 0
+      || (r = jset (l, "signals", json_boolean (ll.scoped_signal), err)) < 0
+      || (r = jset (l, "tcp_connect", json_boolean (ll.tcp_connect), err)) < 0
+      || (r = jset (l, "tcp_bind", json_boolean (ll.tcp_bind), err)) < 0
+      || (r = jset_string (l, "not_enforced", ll.missing, err)) < 0)
+    return r;
+  return 0;
+}
+
 int
-bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, char **ret)
+bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
 {
   json_auto_t *root = json_object ();
   json_t *mounts = json_array (), *env = json_object (), *warn = json_array (), *argv = json_array ();
@@ -105,107 +215,91 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, char **ret)
   BwshArgv all = { 0 };
   _cleanup_free_ char *line = NULL;
   char digest[65], b1[32], b2[32], b3[32];
-  BwshLandlockReport ll = { 0 };
   char *out;
   int r;
 
-  if (root == NULL || mounts == NULL || env == NULL || warn == NULL || argv == NULL || limits == NULL
-      || ns == NULL)
+  /* Each container is owned by root as soon as it is set (or freed by the
+   * failing jset), so one check covers them all. */
+  if (root == NULL)
     {
       json_decref (mounts), json_decref (env), json_decref (warn), json_decref (argv);
       json_decref (limits), json_decref (ns);
-      return -ENOMEM;
+      return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
-  json_object_set_new (root, "format", json_integer (1));
-  json_object_set_new (root, "mounts", mounts);
-  json_object_set_new (root, "environment", env);
-  json_object_set_new (root, "warnings", warn);
-  json_object_set_new (root, "argv", argv);
-  json_object_set_new (root, "limits", limits);
-  json_object_set_new (root, "namespaces", ns);
+  if ((r = jset (root, "format", json_integer (1), err)) < 0 || (r = jset (root, "mounts", mounts, err)) < 0
+      || (r = jset (root, "environment", env, err)) < 0 || (r = jset (root, "warnings", warn, err)) < 0
+      || (r = jset (root, "argv", argv, err)) < 0 || (r = jset (root, "limits", limits, err)) < 0
+      || (r = jset (root, "namespaces", ns, err)) < 0)
+    return r;
 
   for (size_t i = 0; i < p->n_mounts; i++)
     {
-      const BwshMount *m = &p->mounts[i];
-      _cleanup_free_ char *origin = origin_string (&m->from);
-      json_t *o = json_object ();
-
-      if (o == NULL || origin == NULL)
-        {
-          json_decref (o);
-          return -ENOMEM;
-        }
-      json_object_set_new (o, "kind", json_string (bwsh_mount_kind_to_string (m->kind)));
-      json_object_set_new (o, "source", m->src ? json_string (m->src) : json_null ());
-      json_object_set_new (o, "destination", json_string (m->dest));
-      json_object_set_new (o, "origin", json_string (bwsh_origin_to_string (m->from.origin)));
-      json_object_set_new (o, "origin_detail", json_string (origin));
-      json_object_set_new (o, "file", m->from.file ? json_string (m->from.file) : json_null ());
-      json_object_set_new (o, "line", json_integer (m->from.line));
-      json_object_set_new (o, "verdict", json_string (bwsh_verdict_to_string (m->verdict)));
-      json_object_set_new (o, "reason", m->reason ? json_string (m->reason) : json_null ());
-      if (m->size > 0)
-        json_object_set_new (o, "size", json_integer ((json_int_t) m->size));
-      json_array_append_new (mounts, o);
+      json_t *o = NULL;
+      if ((r = json_mount (&p->mounts[i], &o, err)) < 0)
+        return r;
+      if (json_array_append_new (mounts, o) < 0)
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
   for (size_t i = 0; i < p->n_env; i++)
     {
       const char *eq = strchr (p->env[i], '=');
       _cleanup_free_ char *name = strndup (p->env[i], (size_t) (eq - p->env[i]));
       if (name == NULL)
-        return -ENOMEM;
-      json_object_set_new (env, name, json_string (eq + 1));
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+      json_t *v = NULL;
+
+      if ((r = jstring ("environment variable name", name, &v, err)) < 0)
+        return r;
+      json_decref (v);
+      if ((r = jset_string (env, name, eq + 1, err)) < 0)
+        return r;
     }
   for (size_t i = 0; i < p->diag.n; i++)
-    json_array_append_new (warn, json_string (p->diag.lines[i]));
+    if ((r = jappend_string (warn, "warning", p->diag.lines[i], err)) < 0)
+      return r;
 
-  json_object_set_new (ns, "user", json_true ());
-  json_object_set_new (ns, "pid", json_true ());
-  json_object_set_new (ns, "ipc", json_true ());
-  json_object_set_new (ns, "uts", json_true ());
-  json_object_set_new (ns, "cgroup", json_string ("if-supported"));
-  json_object_set_new (ns, "net", json_boolean (p->unshare_net));
-  json_object_set_new (ns, "nested_userns", json_false ());
-  json_object_set_new (limits, "core", json_string (limit_string (p->rlimit_core, b1, sizeof b1)));
-  json_object_set_new (limits, "nproc", json_string (limit_string (p->rlimit_nproc, b2, sizeof b2)));
-  json_object_set_new (limits, "nofile", json_string (limit_string (p->rlimit_nofile, b3, sizeof b3)));
-
-  json_object_set_new (root, "shell", json_string (p->shell));
-  json_object_set_new (root, "home", json_string (p->home));
-  json_object_set_new (root, "project_dir", json_string (p->project_dir));
-  json_object_set_new (root, "chdir", json_string (p->chdir));
-  json_object_set_new (root, "hostname", p->hostname ? json_string (p->hostname) : json_null ());
-  json_object_set_new (root, "strict", json_boolean (p->strict));
-  json_object_set_new (root, "refused", json_integer ((json_int_t) p->n_refused));
-  json_object_set_new (root, "session", json_string (p->strict && p->n_refused > 0 ? "refused" : "allowed"));
-  bwsh_plan_digest (p, digest);
-  json_object_set_new (root, "digest", json_string (digest));
-
-  if (p->policy != NULL && bwsh_landlock_probe (p->policy, &ll) >= 0)
+  for (BwshNamespace n = 0; n < _BWSH_NS_MAX; n++)
     {
-      json_t *l = json_object ();
-      if (l == NULL)
-        return -ENOMEM;
-      json_object_set_new (l, "abi", json_integer (ll.abi));
-      json_object_set_new (l, "abstract_unix_sockets", json_boolean (ll.scoped_abstract));
-      json_object_set_new (l, "signals", json_boolean (ll.scoped_signal));
-      json_object_set_new (l, "tcp_connect", json_boolean (ll.tcp_connect));
-      json_object_set_new (l, "tcp_bind", json_boolean (ll.tcp_bind));
-      json_object_set_new (l, "not_enforced", json_string (ll.missing));
-      json_object_set_new (root, "landlock", l);
+      const BwshNamespaceInfo *info = bwsh_namespace_info (n);
+      json_t *v = !p->unshare[n] ? json_false () : info->if_supported ? json_string ("if-supported") : json_true ();
+      if ((r = jset (ns, info->name, v, err)) < 0)
+        return r;
     }
+  if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
+      || (r = jset_string (root, "network", bwsh_net_mode_to_string (p->network), err)) < 0
+      || (r = jset_string (limits, "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
+      || (r = jset_string (limits, "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
+      || (r = jset_string (limits, "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
+    return r;
+
+  bwsh_plan_digest (p, digest);
+  if ((r = jset_string (root, "shell", p->shell, err)) < 0 || (r = jset_string (root, "home", p->home, err)) < 0
+      || (r = jset_string (root, "project_dir", p->project_dir, err)) < 0
+      || (r = jset (root, "project_dir_created_at_first_login", json_boolean (p->project_dir_missing), err)) < 0
+      || (r = jset_string (root, "chdir", p->chdir, err)) < 0
+      || (r = jset_string (root, "hostname", p->hostname, err)) < 0
+      || (r = jset (root, "strict", json_boolean (p->strict), err)) < 0
+      || (r = jset (root, "refused", json_integer ((json_int_t) p->n_refused), err)) < 0
+      || (r = jset_string (root, "session", refusal != NULL ? "refused" : "allowed", err)) < 0
+      || (r = jset_string (root, "refusal", refusal, err)) < 0
+      || (r = jset_string (root, "seccomp", "session", err)) < 0
+      || (r = jset_string (root, "digest", digest, err)) < 0)
+    return r;
+  if ((r = json_landlock (p, root, err)) < 0)
+    return r;
 
   r = command_line (p, cmd, &all, &line);
   if (r < 0)
-    return r;
-  for (size_t i = 0; i < all.n; i++)
-    json_array_append_new (argv, json_string (all.v[i]));
+    return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+  for (size_t i = 0; r >= 0 && i < all.n; i++)
+    r = jappend_string (argv, "bwrap argument", all.v[i], err);
   bwsh_argv_clear (&all);
-  json_object_set_new (root, "command_line", json_string (line));
+  if (r < 0 || (r = jset_string (root, "command_line", line, err)) < 0)
+    return r;
 
   out = json_dumps (root, JSON_INDENT (2) | JSON_PRESERVE_ORDER);
   if (out == NULL)
-    return -ENOMEM;
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
   *ret = out;
   return 0;
 }
@@ -239,7 +333,7 @@ append (char **buf, size_t *len, const char *fmt, ...)
 }
 
 int
-bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret)
+bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
 {
   _cleanup_free_ char *buf = NULL, *line = NULL;
   BwshArgv all = { 0 };
@@ -254,19 +348,25 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret)
       const BwshMount *m = &p->mounts[i];
       _cleanup_free_ char *origin = origin_string (&m->from);
       if (origin == NULL)
-        return -ENOMEM;
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
       r = append (&buf, &len, "  %-10s %-9s %s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
                   bwsh_mount_kind_to_string (m->kind), m->src ? m->src : "", m->src ? " -> " : "", m->dest,
                   origin, m->reason ? "  " : "", m->reason ? m->reason : "");
     }
   if (r >= 0)
-    r = append (&buf, &len,
-                "namespaces: user pid ipc uts cgroup(if supported)%s; nested user namespaces disabled\n",
-                p->unshare_net ? " net" : "; network shared with the host");
+    r = append (&buf, &len, "namespaces:");
+  for (BwshNamespace n = 0; r >= 0 && n < _BWSH_NS_MAX; n++)
+    if (p->unshare[n])
+      r = append (&buf, &len, " %s%s", bwsh_namespace_info (n)->name,
+                  bwsh_namespace_info (n)->if_supported ? "(if supported)" : "");
+  if (r >= 0)
+    r = append (&buf, &len, "; nested user namespaces %s\n", p->disable_userns ? "disabled" : "allowed");
+  if (r >= 0)
+    r = append (&buf, &len, "network: %s\n", bwsh_net_mode_to_string (p->network));
   if (r >= 0)
     r = append (&buf, &len, "limits: core=%s nproc=%s nofile=%s\n", limit_string (p->rlimit_core, b1, sizeof b1),
                 limit_string (p->rlimit_nproc, b2, sizeof b2), limit_string (p->rlimit_nofile, b3, sizeof b3));
-  if (r >= 0 && p->policy != NULL && bwsh_landlock_probe (p->policy, &ll) >= 0)
+  if (r >= 0 && bwsh_landlock_probe (&p->landlock, &ll) >= 0)
     r = append (&buf, &len, "landlock: abi %d; abstract sockets %s; signals %s; tcp connect %s; tcp bind %s%s%s\n",
                 ll.abi, ll.scoped_abstract ? "scoped" : "open", ll.scoped_signal ? "scoped" : "open",
                 ll.tcp_connect ? "filtered" : "unrestricted", ll.tcp_bind ? "filtered" : "unrestricted",
@@ -279,11 +379,14 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret)
     {
       _cleanup_free_ char *esc = bwsh_escape (p->env[i], strlen (p->env[i]));
       if (esc == NULL)
-        return -ENOMEM;
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
       r = append (&buf, &len, "  %s\n", esc);
     }
   if (r >= 0)
     r = append (&buf, &len, "working directory: %s\n", p->chdir);
+  if (r >= 0 && p->project_dir_missing)
+    r = append (&buf, &len, "project directory: %s does not exist yet; the first login creates it\n",
+                p->project_dir);
   if (r >= 0 && p->diag.n > 0)
     {
       r = append (&buf, &len, "warnings:\n");
@@ -291,8 +394,8 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret)
         r = append (&buf, &len, "  %s\n", p->diag.lines[i]);
     }
   if (r >= 0)
-    r = append (&buf, &len, "session: %s\n",
-                p->strict && p->n_refused > 0 ? "refused (strict policy and refused entries)" : "allowed");
+    r = append (&buf, &len, "session: %s%s\n", refusal != NULL ? "refused: " : "allowed",
+                refusal != NULL ? refusal : "");
   bwsh_plan_digest (p, digest);
   if (r >= 0)
     r = append (&buf, &len, "digest: %s\n", digest);
@@ -302,7 +405,7 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, char **ret)
   if (r >= 0)
     r = append (&buf, &len, "command (bwsh passes the options with --args and binds by fd):\n  %s\n", line);
   if (r < 0)
-    return r;
+    return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   *ret = steal_pointer (&buf);
   return 0;
 }

@@ -167,7 +167,9 @@ lookup (uid_t uid, const char *name, BwshIdentity **ret, BwshError *err)
         break;
       bufsize *= 2;
     }
-  if (r != 0)
+  /* getpwnam_r(3): "0 or ENOENT or ESRCH or EBADF or EPERM or ..." is how
+   * NSS modules say "not found"; glibc passes the module's errno through. */
+  if (r != 0 && !(res == NULL && (r == ENOENT || r == ESRCH || r == EBADF || r == EPERM)))
     return bwsh_error_set (err, -r, NULL, 0, 0, "cannot look up user: %s", strerror (r));
   if (res == NULL)
     {

@@ -138,52 +138,52 @@ note_missing (Request *req, const char *what, int needed)
             len > 0 ? ", " : "", what, needed);
 }
 
-/* Decide what the policy asks for and what @abi lets us apply. */
+/* Decide what the plan asks for and what @abi lets us apply. */
 static int
-plan_request (const BwshPolicy *pol, int abi, Request *req, BwshError *err)
+plan_request (const BwshLandlockRequest *ask, int abi, Request *req, BwshError *err)
 {
   int r;
 
   *req = (Request) { 0 };
-  if (pol == NULL || pol->landlock == BWSH_LANDLOCK_OFF)
+  if (ask == NULL || ask->mode == BWSH_LANDLOCK_OFF)
     return 0;
-  req->required = pol->landlock == BWSH_LANDLOCK_REQUIRED;
+  req->required = ask->mode == BWSH_LANDLOCK_REQUIRED;
 
-  if (pol->tcp_connect_set)
+  if (ask->tcp_connect_set)
     {
-      r = check_ports (&pol->tcp_connect, "tcp_connect", err);
+      r = check_ports (&ask->tcp_connect, "tcp_connect", err);
       if (r < 0)
         return r;
     }
-  if (pol->tcp_bind_set)
+  if (ask->tcp_bind_set)
     {
-      r = check_ports (&pol->tcp_bind, "tcp_bind", err);
+      r = check_ports (&ask->tcp_bind, "tcp_bind", err);
       if (r < 0)
         return r;
     }
 
-  if (pol->scope_abstract_unix)
+  if (ask->scope_abstract_unix)
     {
       if (abi >= ABI_SCOPE)
         req->scoped |= LANDLOCK_SCOPE_ABSTRACT_UNIX_SOCKET;
       else
         note_missing (req, "scope_abstract_unix", ABI_SCOPE);
     }
-  if (pol->scope_signal)
+  if (ask->scope_signal)
     {
       if (abi >= ABI_SCOPE)
         req->scoped |= LANDLOCK_SCOPE_SIGNAL;
       else
         note_missing (req, "scope_signal", ABI_SCOPE);
     }
-  if (pol->tcp_connect_set)
+  if (ask->tcp_connect_set)
     {
       if (abi >= ABI_TCP)
         req->handled_net |= LANDLOCK_ACCESS_NET_CONNECT_TCP;
       else
         note_missing (req, "tcp_connect", ABI_TCP);
     }
-  if (pol->tcp_bind_set)
+  if (ask->tcp_bind_set)
     {
       if (abi >= ABI_TCP)
         req->handled_net |= LANDLOCK_ACCESS_NET_BIND_TCP;
@@ -221,7 +221,7 @@ fill_report (BwshLandlockReport *rep, int abi, const Request *req)
 }
 
 int
-bwsh_landlock_probe (const BwshPolicy *pol, BwshLandlockReport *ret_report)
+bwsh_landlock_probe (const BwshLandlockRequest *ask, BwshLandlockReport *ret_report)
 {
   Request req;
   int abi = kernel_abi ();
@@ -229,7 +229,7 @@ bwsh_landlock_probe (const BwshPolicy *pol, BwshLandlockReport *ret_report)
 
   /* Required-but-missing is still a report here, not a failure: explain
    * and doctor show it; only a malformed port fails. */
-  r = plan_request (pol, abi, &req, NULL);
+  r = plan_request (ask, abi, &req, NULL);
   if (r < 0 && r != -EOPNOTSUPP)
     return r;
   fill_report (ret_report, abi, &req);
@@ -260,7 +260,7 @@ add_port_rules (int ruleset_fd, const BwshBindList *l, uint64_t access, const ch
 }
 
 int
-bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, BwshError *err)
+bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_report, BwshError *err)
 {
   _cleanup_close_ int ruleset_fd = -1;
   RulesetAttr attr = { 0 };
@@ -269,7 +269,7 @@ bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, Bwsh
   long fd;
   int r;
 
-  r = plan_request (pol, abi, &req, err);
+  r = plan_request (ask, abi, &req, err);
   if (r < 0)
     return r;
 
@@ -295,14 +295,14 @@ bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, Bwsh
    * but set list means "no TCP connect" (or bind) at all. */
   if (req.handled_net & LANDLOCK_ACCESS_NET_CONNECT_TCP)
     {
-      r = add_port_rules (ruleset_fd, &pol->tcp_connect, LANDLOCK_ACCESS_NET_CONNECT_TCP,
+      r = add_port_rules (ruleset_fd, &ask->tcp_connect, LANDLOCK_ACCESS_NET_CONNECT_TCP,
                           "tcp_connect", err);
       if (r < 0)
         return r;
     }
   if (req.handled_net & LANDLOCK_ACCESS_NET_BIND_TCP)
     {
-      r = add_port_rules (ruleset_fd, &pol->tcp_bind, LANDLOCK_ACCESS_NET_BIND_TCP, "tcp_bind",
+      r = add_port_rules (ruleset_fd, &ask->tcp_bind, LANDLOCK_ACCESS_NET_BIND_TCP, "tcp_bind",
                           err);
       if (r < 0)
         return r;
@@ -326,4 +326,36 @@ bwsh_landlock_apply (const BwshPolicy *pol, BwshLandlockReport *ret_report, Bwsh
 
   fill_report (ret_report, abi, &req);
   return 0;
+}
+
+int
+bwsh_landlock_request_from_policy (const BwshPolicy *pol, BwshLandlockRequest *ret)
+{
+  BwshLandlockRequest req = {
+    .mode = pol->landlock,
+    .scope_abstract_unix = pol->scope_abstract_unix,
+    .scope_signal = pol->scope_signal,
+    .tcp_connect_set = pol->tcp_connect_set,
+    .tcp_bind_set = pol->tcp_bind_set,
+  };
+  int r;
+
+  r = bwsh_bind_list_copy (&req.tcp_connect, &pol->tcp_connect);
+  if (r >= 0)
+    r = bwsh_bind_list_copy (&req.tcp_bind, &pol->tcp_bind);
+  if (r < 0)
+    {
+      bwsh_landlock_request_clear (&req);
+      return r;
+    }
+  *ret = req;
+  return 0;
+}
+
+void
+bwsh_landlock_request_clear (BwshLandlockRequest *req)
+{
+  bwsh_bind_list_clear (&req->tcp_connect);
+  bwsh_bind_list_clear (&req->tcp_bind);
+  *req = (BwshLandlockRequest) { 0 };
 }

@@ -139,7 +139,7 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
       || (r = set_limit (RLIMIT_NOFILE, p->rlimit_nofile, "nofile", err)) < 0)
     goto out;
 
-  r = bwsh_landlock_apply (p->policy, &ll, err);
+  r = bwsh_landlock_apply (&p->landlock, &ll, err);
   if (r < 0)
     goto out;
 

@@ -34,6 +34,14 @@ static const char *const env_allow_default[] = {
 };
 
 static void
+strv_free (char **v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
 mount_clear (BwshMount *m)
 {
   free (m->src);
@@ -60,6 +68,10 @@ bwsh_plan_free (BwshPlan *p)
   free (p->shell);
   free (p->home);
   free (p->project_dir);
+  bwsh_landlock_request_clear (&p->landlock);
+  strv_free (p->rw_ceilings, p->n_rw_ceilings);
+  strv_free (p->ro_ceilings, p->n_ro_ceilings);
+  strv_free (p->protected_paths, p->n_protected);
   bwsh_diag_clear (&p->diag);
   free (p);
   return NULL;
@@ -94,17 +106,10 @@ set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
 static const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
 
 /* "FILE:LINE:COL: " for a diagnostic about @from, or "" for defaults. */
-static void
-format_from (const BwshSource *from, char *buf, size_t size)
+static char *
+format_from (const BwshSource *from)
 {
-  if (from->file == NULL)
-    buf[0] = '\0';
-  else if (from->line > 0 && from->column > 0)
-    snprintf (buf, size, "%s:%d:%d: ", from->file, from->line, from->column);
-  else if (from->line > 0)
-    snprintf (buf, size, "%s:%d: ", from->file, from->line);
-  else
-    snprintf (buf, size, "%s: ", from->file);
+  return bwsh_source_prefix (from->file, from->line, from->column);
 }
 
 /* Mark @m refused (or skipped) and add the one-line warning. */
@@ -114,8 +119,7 @@ static int refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, c
 static int
 refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
 {
-  _cleanup_free_ char *reason = NULL, *esc = NULL;
-  char where[4200];
+  _cleanup_free_ char *reason = NULL, *esc = NULL, *where = NULL;
   va_list ap;
   int r;
 
@@ -124,9 +128,9 @@ refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *
   va_end (ap);
   if (r < 0)
     return -ENOMEM;
-  format_from (&m->from, where, sizeof where);
+  where = format_from (&m->from);
   esc = bwsh_escape (what, strlen (what));
-  if (esc == NULL)
+  if (where == NULL || esc == NULL)
     return -ENOMEM;
   r = bwsh_diag_add (&p->diag, "%s%s: %s", where, esc, reason);
   if (r < 0)
@@ -272,14 +276,6 @@ set_dest (Ctx *c, size_t idx, char *dest)
   free (c->p->mounts[idx].dest);
   c->p->mounts[idx].dest = dest;
   return dest_index_add (d, c->p->mounts, idx);
-}
-
-static void
-strv_free (char **v, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    free (v[i]);
-  free (v);
 }
 
 static void
@@ -454,10 +450,11 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
 
   if (uc != NULL && uc->project_dir != NULL)
     {
-      char where[4200];
+      _cleanup_free_ char *where = format_from (&uc->project_dir_from);
       const char *why = NULL;
 
-      format_from (&uc->project_dir_from, where, sizeof where);
+      if (where == NULL)
+        return -ENOMEM;
       if (!c->pol->user_may_choose_project)
         why = "the policy does not let users choose the project directory";
       else if (bwsh_path_expand (uc->project_dir, c->id->home, &mine) < 0)
@@ -535,6 +532,8 @@ add_defaults (Ctx *c, const char *project)
     return (int) idx;
   if ((idx = add_mount (c, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
     return (int) idx;
+  /* A first login creates it (as the user, before resolution). */
+  c->p->mounts[idx].create_dir = true;
   return 0;
 }
 
@@ -606,12 +605,14 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
   if (idx >= 0)
     {
       BwshMount *old = &c->p->mounts[idx];
-      char where[4200];
+      _cleanup_free_ char *where = NULL;
 
       if (old->from.origin > m->from.origin)
         return refuse (c->p, m, BWSH_VERDICT_SHADOWED, m->dest, "also bound by the %s, which wins",
                        bwsh_origin_to_string (old->from.origin));
-      format_from (&m->from, where, sizeof where);
+      where = format_from (&m->from);
+      if (where == NULL)
+        return -ENOMEM;
       r = set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
                       bwsh_origin_to_string (m->from.origin));
       if (r < 0)
@@ -628,13 +629,13 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
 static int
 apply_disable (Ctx *c, const BwshBindSpec *b)
 {
-  _cleanup_free_ char *dest = NULL, *esc = NULL;
-  char where[4200];
+  _cleanup_free_ char *dest = NULL, *esc = NULL, *where = format_from (&b->from);
   BwshPathStatus st;
   const char *why = NULL;
   bool found = false;
 
-  format_from (&b->from, where, sizeof where);
+  if (where == NULL)
+    return -ENOMEM;
   st = bwsh_path_normalize (b->src, &dest);
   if (st != BWSH_PATH_OK)
     why = bwsh_path_status_to_string (st);
@@ -871,6 +872,17 @@ env_add (BwshPlan *p, const char *name, const char *value)
  * caller's HOME=/ or SHELL=/tmp/evil never gets in. */
 static const char *const env_fixed[] = { "HOME", "USER", "LOGNAME", "SHELL", "PATH" };
 
+bool
+bwsh_env_is_session_variable (const char *entry)
+{
+  size_t n = strcspn (entry, "=");
+
+  for (size_t k = 0; k < BWSH_N_ELEMENTS (env_fixed); k++)
+    if (strlen (env_fixed[k]) == n && strncmp (entry, env_fixed[k], n) == 0)
+      return true;
+  return false;
+}
+
 static int
 build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err)
 {
@@ -885,16 +897,13 @@ build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, Bws
     {
       const char *eq = strchr (envp[i], '=');
       _cleanup_free_ char *name = NULL;
-      bool fixed = false;
 
       if (eq == NULL || eq == envp[i])
         continue;
       name = strndup (envp[i], (size_t) (eq - envp[i]));
       if (name == NULL)
         return -ENOMEM;
-      for (size_t k = 0; k < BWSH_N_ELEMENTS (env_fixed); k++)
-        fixed = fixed || strcmp (name, env_fixed[k]) == 0;
-      if (fixed || !env_name_allowed (pol, name))
+      if (bwsh_env_is_session_variable (name) || !env_name_allowed (pol, name))
         continue;
       /* Refuse rather than truncate: a shortened value is a different one. */
       if (strlen (eq + 1) > BWSH_ENV_VALUE_MAX)
@@ -925,9 +934,21 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (p == NULL)
     return -ENOMEM;
   c.p = p;
-  p->policy = pol;
   p->strict = pol->strict;
-  p->unshare_net = pol->net_mode == BWSH_NET_NONE;
+  /* A fresh user namespace that cannot make another one (nested user
+   * namespaces were the way back to mount() and friends), plus every
+   * namespace that hides host state. */
+  p->unshare[BWSH_NS_USER] = p->unshare[BWSH_NS_PID] = p->unshare[BWSH_NS_IPC] = true;
+  p->unshare[BWSH_NS_UTS] = p->unshare[BWSH_NS_CGROUP] = true;
+  p->network = pol->net_mode;
+  p->unshare[BWSH_NS_NET] = pol->net_mode != BWSH_NET_SHARED;
+  p->disable_userns = true;
+  p->seccomp = BWSH_SECCOMP_SESSION;
+  p->root_tmpfs_size = pol->root_tmpfs_size;
+  p->tmp_tmpfs_size = pol->tmp_tmpfs_size;
+  r = bwsh_landlock_request_from_policy (pol, &p->landlock);
+  if (r < 0)
+    return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   p->rlimit_core = pol->rlimit_core;
   p->rlimit_nproc = pol->rlimit_nproc;
   p->rlimit_nofile = pol->rlimit_nofile;
@@ -985,6 +1006,16 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (r < 0)
     goto out;
 
+  /* Resolution re-checks resolved sources against the same rules: they
+   * travel with the plan, expanded for this user. */
+  p->rw_ceilings = steal_pointer (&c.rw_ceilings);
+  p->n_rw_ceilings = c.n_rw;
+  p->ro_ceilings = steal_pointer (&c.ro_ceilings);
+  p->n_ro_ceilings = c.n_ro;
+  p->protected_paths = steal_pointer (&c.protected_paths);
+  p->n_protected = c.n_protected;
+  c.n_rw = c.n_ro = c.n_protected = 0;
+
   *ret = steal_pointer (&p);
   r = 0;
 out:
@@ -1041,37 +1072,90 @@ coalesce (BwshPlan *p)
     }
 }
 
-int
-bwsh_plan_resolve (BwshPlan *p, BwshError *err)
+/* Dry run: where @path, which bwsh would create under $HOME, would be.
+ * NULL in *ret when it exists (resolve it as usual). */
+static int
+dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err)
 {
-  /* Rebuild the rule context for re-checking resolved sources. */
-  Ctx c = { .p = p, .pol = p->policy };
-  BwshIdentity fake = { .home = p->home };
-  int r = 0;
+  _cleanup_free_ char *home = NULL;
+  bool would_create = false;
+  int r;
 
-  c.id = &fake;
-  if ((r = expand_list (&p->policy->rw_ceilings, p->home, &c.rw_ceilings, &c.n_rw, err)) < 0
-      || (r = expand_list (&p->policy->ro_ceilings, p->home, &c.ro_ceilings, &c.n_ro, err)) < 0
-      || (r = expand_list (&p->policy->protected_paths, p->home, &c.protected_paths, &c.n_protected, err)) < 0)
-    goto out;
+  *ret = NULL;
+  if (!bwsh_path_has_prefix (path, p->home))
+    return 0;
+  r = bwsh_mkdir_under_home_dry_run (p->home, path, &would_create, err);
+  if (r < 0 || !would_create)
+    return r;
+  home = realpath (p->home, NULL);
+  if (home == NULL)
+    return bwsh_error_set (err, -errno, NULL, 0, 0, "home directory %s: %s", p->home, strerror (errno));
+  if (asprintf (ret, "%s%s", strcmp (home, "/") == 0 ? "" : home, path + strlen (p->home)) < 0)
+    {
+      *ret = NULL;
+      return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+    }
+  return 0;
+}
+
+/* A failure that ends a session.  A dry run (explain, check) keeps going to
+ * report every entry, marks this one refused, and returns the first failure
+ * at the end. */
+static int
+fatal (BwshPlan *p, BwshMount *m, BwshResolveMode mode, int r, BwshError *first, BwshError *err)
+{
+  if (mode != BWSH_RESOLVE_DRY_RUN)
+    {
+      *first = *err;
+      return r;
+    }
+  if (first->errnum == 0)
+    *first = *err;
+  if (set_reason (m, BWSH_VERDICT_REFUSED, "%s", err->message) < 0)
+    return bwsh_error_set (first, -ENOMEM, NULL, 0, 0, "out of memory");
+  p->n_refused++;
+  return 0;
+}
+
+int
+bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
+{
+  /* The rule context for re-checking resolved sources, borrowed from the plan. */
+  Ctx c = {
+    .p = p,
+    .rw_ceilings = p->rw_ceilings, .n_rw = p->n_rw_ceilings,
+    .ro_ceilings = p->ro_ceilings, .n_ro = p->n_ro_ceilings,
+    .protected_paths = p->protected_paths, .n_protected = p->n_protected,
+  };
+  BwshError first = { 0 }, e_mount = { 0 };
+  int r = 0;
 
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       BwshMount *m = &p->mounts[i];
       _cleanup_free_ char *resolved = NULL;
+      bool planned = false;
       const char *why;
       int e;
 
       if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind))
         continue;
 
+      e_mount = (BwshError) { 0 };
       if (m->create_dir && bwsh_path_has_prefix (m->src, p->home))
         {
-          r = bwsh_mkdir_under_home (p->home, m->src, err);
-          if (r < 0)
+          if (mode == BWSH_RESOLVE_DRY_RUN)
+            r = dry_run_created (p, m->src, &resolved, &e_mount);
+          else
+            r = bwsh_mkdir_under_home (p->home, m->src, &e_mount);
+          if (r < 0 && (r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
             goto out;
+          if (m->verdict != BWSH_VERDICT_ACCEPTED)
+            continue;
+          planned = resolved != NULL;
         }
-      resolved = realpath (m->src, NULL);
+      if (resolved == NULL)
+        resolved = realpath (m->src, NULL);
       if (resolved == NULL)
         {
           e = errno;
@@ -1089,8 +1173,10 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
                 goto out;
               continue;
             }
-          r = bwsh_error_set (err, -e, NULL, 0, 0, "%s: %s", m->src, strerror (e));
-          goto out;
+          r = bwsh_error_set (&e_mount, -e, NULL, 0, 0, "%s: %s", m->src, strerror (e));
+          if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
+            goto out;
+          continue;
         }
 
       /* The same rules again, on what the path really names.  The project
@@ -1107,8 +1193,10 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
         {
           /* The project directory (or $HOME) was swapped for a symlink:
            * there is no safe plan to fall back to. */
-          r = bwsh_error_set (err, -EPERM, NULL, 0, 0, "%s resolves to %s: %s", m->src, resolved, why);
-          goto out;
+          r = bwsh_error_set (&e_mount, -EPERM, NULL, 0, 0, "%s resolves to %s: %s", m->src, resolved, why);
+          if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
+            goto out;
+          continue;
         }
       if (why != NULL)
         {
@@ -1118,18 +1206,32 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
           continue;
         }
 
-      r = bwsh_open_path_nofollow (resolved, &m->fd);
-      if (r < 0)
+      if (planned)
         {
-          if (m->from.origin == BWSH_ORIGIN_DEFAULT && !m->optional)
-            {
-              r = bwsh_error_set (err, r, NULL, 0, 0, "cannot open %s: %s", resolved, strerror (-r));
-              goto out;
-            }
-          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
+          /* Explain and check create nothing: the first login will. */
+          if (strcmp (m->src, p->project_dir) == 0)
+            p->project_dir_missing = true;
+          r = set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
           if (r < 0)
             goto out;
-          continue;
+        }
+      else
+        {
+          r = bwsh_open_path_nofollow (resolved, &m->fd);
+          if (r < 0)
+            {
+              if (m->from.origin == BWSH_ORIGIN_DEFAULT && !m->optional)
+                {
+                  r = bwsh_error_set (&e_mount, r, NULL, 0, 0, "cannot open %s: %s", resolved, strerror (-r));
+                  if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
+                    goto out;
+                  continue;
+                }
+              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
+              if (r < 0)
+                goto out;
+              continue;
+            }
         }
       free (m->src);
       m->src = steal_pointer (&resolved);
@@ -1137,14 +1239,22 @@ bwsh_plan_resolve (BwshPlan *p, BwshError *err)
 
   coalesce (p);
 
+  if (first.errnum != 0)
+    {
+      r = -first.errnum;
+      goto out;
+    }
   if (p->strict && p->n_refused > 0)
     {
-      r = bwsh_error_set (err, -EPERM, NULL, 0, 0, "strict policy: %zu configuration entr%s refused",
+      r = bwsh_error_set (&first, -EPERM, NULL, 0, 0, "strict policy: %zu configuration entr%s refused",
                           p->n_refused, p->n_refused == 1 ? "y was" : "ies were");
       goto out;
     }
   r = 0;
 out:
-  ctx_clear (&c);
+  if (r == -ENOMEM && first.message[0] == '\0')
+    bwsh_error_set (&first, r, NULL, 0, 0, "out of memory");
+  if (r < 0 && err != NULL)
+    *err = first;
   return r;
 }

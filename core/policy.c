@@ -106,22 +106,6 @@ policy_freep (BwshPolicy **p)
 }
 
 static int
-bind_list_copy (BwshBindList *dst, const BwshBindList *src)
-{
-  *dst = (BwshBindList) { 0 };
-  for (size_t i = 0; i < src->n; i++)
-    {
-      int r = bwsh_bind_list_add (dst, src->items[i].src, src->items[i].dst, &src->items[i].from);
-      if (r < 0)
-        {
-          bwsh_bind_list_clear (dst);
-          return r;
-        }
-    }
-  return 0;
-}
-
-static int
 policy_dup (const BwshPolicy *p, BwshPolicy **ret)
 {
   _cleanup_ (policy_freep) BwshPolicy *q = NULL;
@@ -138,7 +122,7 @@ policy_dup (const BwshPolicy *p, BwshPolicy **ret)
 
   for (size_t i = 0; i < BWSH_N_ELEMENTS (list_fields); i++)
     {
-      int r = bind_list_copy (FIELD (q, list_fields[i], BwshBindList),
+      int r = bwsh_bind_list_copy (FIELD (q, list_fields[i], BwshBindList),
                               CFIELD (p, list_fields[i], BwshBindList));
       if (r < 0)
         return r;

@@ -25,6 +25,22 @@ add3 (BwshArgv *a, const char *x, const char *y, const char *z)
   return r < 0 ? r : bwsh_argv_add (a, z);
 }
 
+const BwshNamespaceInfo *
+bwsh_namespace_info (BwshNamespace ns)
+{
+  /* cgroup namespaces are missing from some kernels; bwrap's -try skips
+   * them there instead of failing the session. */
+  static const BwshNamespaceInfo table[_BWSH_NS_MAX] = {
+    [BWSH_NS_USER] = { "user", "--unshare-user", false },
+    [BWSH_NS_PID] = { "pid", "--unshare-pid", false },
+    [BWSH_NS_IPC] = { "ipc", "--unshare-ipc", false },
+    [BWSH_NS_UTS] = { "uts", "--unshare-uts", false },
+    [BWSH_NS_CGROUP] = { "cgroup", "--unshare-cgroup-try", true },
+    [BWSH_NS_NET] = { "net", "--unshare-net", false },
+  };
+  return (size_t) ns < _BWSH_NS_MAX ? &table[ns] : NULL;
+}
+
 static int
 render_mount (const BwshMount *m, BwshRenderMode mode, BwshArgv *a)
 {
@@ -74,18 +90,12 @@ bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, Bws
   BwshArgv a = { 0 };
   int r;
 
-  /* A fresh user namespace that cannot make another one (nested user
-   * namespaces were the way back to mount() and friends), plus every
-   * namespace that hides host state. */
-  static const char *const ns[] = {
-    "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-  };
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (ns); i++)
-    if ((r = bwsh_argv_add (&a, ns[i])) < 0)
+  for (BwshNamespace ns = 0; ns < _BWSH_NS_MAX; ns++)
+    if (p->unshare[ns] && (r = bwsh_argv_add (&a, bwsh_namespace_info (ns)->bwrap_option)) < 0)
       goto fail;
-  if (p->unshare_net && (r = bwsh_argv_add (&a, "--unshare-net")) < 0)
+  if (p->disable_userns && (r = bwsh_argv_add (&a, "--disable-userns")) < 0)
     goto fail;
-  if ((r = bwsh_argv_add (&a, "--disable-userns")) < 0 || (r = bwsh_argv_add (&a, "--die-with-parent")) < 0)
+  if ((r = bwsh_argv_add (&a, "--die-with-parent")) < 0)
     goto fail;
   if (p->hostname != NULL && (r = add2 (&a, "--hostname", p->hostname)) < 0)
     goto fail;

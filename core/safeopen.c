@@ -260,8 +260,11 @@ bwsh_open_path_nofollow (const char *resolved, int *ret_fd)
   return 0;
 }
 
-int
-bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
+/* Walk @path from @home one element at a time, never following a symlink
+ * below @home; with @create, make each missing element (0700).  Without,
+ * stop at the first missing one and say so in *ret_missing. */
+static int
+walk_under_home (const char *home, const char *path, bool create, bool *ret_missing, BwshError *err)
 {
   _cleanup_free_ char *copy = NULL;
   _cleanup_close_ int fd = -1;
@@ -278,19 +281,29 @@ bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
 
   copy = strdup (path + strlen (home));
   if (copy == NULL)
-    return -ENOMEM;
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
   for (elem = strtok_r (copy, "/", &save); elem != NULL; elem = strtok_r (NULL, "/", &save))
     {
       int nfd;
 
       if (strcmp (elem, ".") == 0 || strcmp (elem, "..") == 0)
         return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "cannot create %s: \".\" or \"..\" in the path", path);
-      if (mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
+      if (create && mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
       nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
       if (nfd < 0)
         {
           int e = errno;
+          if (e == ENOENT && !create)
+            {
+              struct stat st;
+              /* A dangling symlink is not "missing": mkdirat() would fail on it. */
+              if (fstatat (fd, elem, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                return bwsh_error_set (err, -ENOTDIR, NULL, 0, 0, "cannot create %s: an element is not a directory",
+                                       path);
+              *ret_missing = true;
+              return 0;
+            }
           if (e == ELOOP || e == ENOTDIR)
             return bwsh_error_set (err, -e, NULL, 0, 0, "cannot create %s: an element is not a directory",
                                    path);
@@ -299,6 +312,26 @@ bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
       close (fd);
       fd = nfd;
     }
+  if (ret_missing != NULL)
+    *ret_missing = false;
+  return 0;
+}
+
+int
+bwsh_mkdir_under_home (const char *home, const char *path, BwshError *err)
+{
+  return walk_under_home (home, path, true, NULL, err);
+}
+
+int
+bwsh_mkdir_under_home_dry_run (const char *home, const char *path, bool *ret_would_create, BwshError *err)
+{
+  bool missing = false;
+  int r = walk_under_home (home, path, false, &missing, err);
+
+  if (r < 0)
+    return r;
+  *ret_would_create = missing;
   return 0;
 }
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The steps every front end takes between the policy and the exec, in one
- * place so that bwsh and pam_bwsh compute the same plan (and digest) the
- * same way: overlay -> plan -> project directory -> resolution, as the user.
+ * The one orchestration of a session, for every front end: bwsh (RUN),
+ * pam_bwsh (RUN, as a session module) and bwshctl (EXPLAIN, CHECK).  Nothing
+ * outside this file sequences the steps, so explain cannot drift from the
+ * launch: it is the same code with a mode that creates nothing.
  */
 #include "config.h"
 
@@ -14,37 +15,157 @@
 #include "bwsh.h"
 #include "cleanup.h"
 
-int
-bwsh_session_plan (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshUserConfig **ret_uc,
-                   BwshPlan **ret_plan, BwshDiag *diag, const char **ret_what, BwshError *err)
+BwshSession *
+bwsh_session_free (BwshSession *s)
 {
-  _cleanup_free_ char *path = NULL;
+  if (s == NULL)
+    return NULL;
+  bwsh_plan_free (s->plan);
+  bwsh_user_config_free (s->user_config);
+  free (s->user_config_path);
+  bwsh_policy_free (s->policy);
+  bwsh_identity_free (s->id);
+  bwsh_diag_clear (&s->diag);
+  free (s);
+  return NULL;
+}
+
+/* Whose policy verdicts pam_bwsh enforces before it reads any user file. */
+static int
+check_pam_verdicts (const BwshSessionRequest *req, const BwshSession *s, BwshError *err)
+{
+  if (bwsh_policy_refuses_service (s->policy, req->service))
+    return bwsh_error_step (err, BWSH_ERROR_SERVICE, bwsh_error_set (err, -EPERM, NULL, 0, 0,
+                           "service %s never runs the login shell; refused for sandboxed user %s",
+                           req->service != NULL && req->service[0] != '\0' ? req->service : "-", s->id->name));
+  if (s->policy->require_shell && !bwsh_shell_is_bwsh (s->id->shell, req->bwsh_binary))
+    return bwsh_error_step (err, BWSH_ERROR_SHELL,
+                            bwsh_error_set (err, -EPERM, NULL, 0, 0,
+                                            "the login shell of sandboxed user %s is %s, not %s (require_shell)",
+                                            s->id->name,
+                                            s->id->shell != NULL && s->id->shell[0] != '\0' ? s->id->shell : "-",
+                                            req->bwsh_binary));
+  return 0;
+}
+
+/* The steps that run as the user: overlay, plan, home, project directory,
+ * resolution.  A failure names its step in @err. */
+static int
+as_user (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
+{
+  const bool run = req->mode == BWSH_SESSION_RUN;
   struct stat st;
   int r;
 
-  if (pol->user_overlay_allowed)
+  if (req->user_config != NULL && !run)
     {
-      *ret_what = "cannot read the user configuration";
-      r = bwsh_path_expand (pol->user_config, id->home, &path);
+      /* An overlay named on the command line must exist: checking a file
+       * that is not there would report "valid" for nothing. */
+      _cleanup_free_ char *data = NULL;
+      size_t len = 0;
+
+      if ((s->user_config_path = strdup (req->user_config)) == NULL)
+        return bwsh_error_step (err, BWSH_ERROR_USER_CONFIG, -ENOMEM);
+      r = bwsh_read_file_checked (req->user_config, BWSH_OWNER_USER, s->id->uid, BWSH_USER_CONFIG_MAX, &data, &len,
+                                  err);
+      if (r == -ENOENT)
+        r = bwsh_error_set (err, r, req->user_config, 0, 0, "no such file");
+      if (r >= 0)
+        r = bwsh_user_config_parse (data, len, req->user_config, &s->user_config, &s->diag, err);
       if (r < 0)
-        return bwsh_error_set (err, r, NULL, 0, 0, "invalid user_config path in the policy");
-      r = bwsh_user_config_load (path, id->uid, ret_uc, diag, err);
+        return bwsh_error_step (err, BWSH_ERROR_USER_CONFIG, r);
+    }
+  else if (s->policy->user_overlay_allowed)
+    {
+      r = bwsh_path_expand (s->policy->user_config, s->id->home, &s->user_config_path);
+      if (r < 0)
+        return bwsh_error_step (err, BWSH_ERROR_USER_CONFIG,
+                                bwsh_error_set (err, r, NULL, 0, 0, "invalid user_config path in the policy"));
+      r = bwsh_user_config_load (s->user_config_path, s->id->uid, &s->user_config, &s->diag, err);
+      if (r < 0)
+        return bwsh_error_step (err, BWSH_ERROR_USER_CONFIG, r);
+    }
+
+  r = bwsh_plan_build (s->id, s->policy, s->user_config, req->envp, &s->plan, err);
+  if (r < 0)
+    return bwsh_error_step (err, BWSH_ERROR_PLAN, r);
+
+  if (stat (s->id->home, &st) < 0 || !S_ISDIR (st.st_mode))
+    return bwsh_error_step (err, BWSH_ERROR_HOME,
+                            bwsh_error_set (err, -ENOENT, NULL, 0, 0, "home directory %s does not exist",
+                                            s->id->home));
+  if (run)
+    {
+      r = bwsh_mkdir_under_home (s->plan->home, s->plan->project_dir, err);
+      if (r < 0)
+        return bwsh_error_step (err, BWSH_ERROR_PROJECT_DIR, r);
+    }
+  r = bwsh_plan_resolve (s->plan, run ? BWSH_RESOLVE_CREATE : BWSH_RESOLVE_DRY_RUN, err);
+  if (r < 0)
+    return bwsh_error_step (err, BWSH_ERROR_RESOLVE, r);
+  return 0;
+}
+
+int
+bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshError *err)
+{
+  BwshSession *s;
+  BwshError e = { 0 };
+  int r, r2;
+
+  *ret = NULL;
+  s = calloc (1, sizeof *s);
+  if (s == NULL)
+    return bwsh_error_step (err, BWSH_ERROR_IDENTITY, bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory"));
+  s->mode = req->mode;
+  *ret = s;
+
+  if (req->user != NULL)
+    r = bwsh_identity_from_name (req->user, &s->id, err);
+  else
+    r = bwsh_identity_from_uid (req->uid, &s->id, err);
+  if (r < 0)
+    return bwsh_error_step (err, BWSH_ERROR_IDENTITY, r);
+
+  /* As the caller (root for pam_bwsh and bwshctl --user): the policy is
+   * root's file, and the loader refuses it unless root owns it. */
+  r = bwsh_policy_load (req->policy_path != NULL ? req->policy_path : bwsh_policy_path (), s->id, &s->policy, err);
+  if (r < 0)
+    return bwsh_error_step (err, BWSH_ERROR_POLICY, r);
+  s->is_subject = s->policy->is_subject;
+  if (req->pam)
+    {
+      /* A non-subject is left alone: nothing of theirs is read. */
+      if (!s->is_subject)
+        return 0;
+      r = check_pam_verdicts (req, s, err);
       if (r < 0)
         return r;
     }
-  *ret_what = "cannot build the sandbox";
-  r = bwsh_plan_build (id, pol, *ret_uc, envp, ret_plan, err);
-  if (r < 0)
-    return r;
-  *ret_what = NULL;
-  if (stat (id->home, &st) < 0 || !S_ISDIR (st.st_mode))
-    return bwsh_error_set (err, -ENOENT, NULL, 0, 0, "home directory %s does not exist", id->home);
-  *ret_what = "cannot create the project directory";
-  r = bwsh_mkdir_under_home ((*ret_plan)->home, (*ret_plan)->project_dir, err);
-  if (r < 0)
-    return r;
-  *ret_what = "cannot build the sandbox";
-  return bwsh_plan_resolve (*ret_plan, err);
+
+  if (req->become_user != NULL)
+    {
+      r = req->become_user (req->userdata, s->id, err);
+      if (r < 0)
+        return bwsh_error_step (err, BWSH_ERROR_PRIVILEGES, r);
+    }
+  r = as_user (req, s, &e);
+  if (req->become_caller != NULL)
+    {
+      r2 = req->become_caller (req->userdata, err);
+      if (r2 < 0)
+        return bwsh_error_step (err, BWSH_ERROR_PRIVILEGES, r2);
+    }
+  if (r < 0 && req->mode != BWSH_SESSION_RUN && s->plan != NULL)
+    {
+      /* Explain and check report a refusal the plan meets as part of the
+       * answer, with the plan and every verdict so far. */
+      s->refusal = e;
+      return 0;
+    }
+  if (r < 0 && err != NULL)
+    *err = e;
+  return r;
 }
 
 bool
@@ -62,10 +183,15 @@ bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary)
 {
   _cleanup_free_ char *have = NULL, *want = NULL;
 
-  /* The passwd shell must be the installed bwsh itself (after resolving
-   * symlinks), not merely some file called "bwsh". */
-  if (shell == NULL || shell[0] != '/')
+  /* The shell must be the installed bwsh itself: its path, or a path that
+   * resolves to it; not merely some file called "bwsh". */
+  if (shell == NULL || shell[0] != '/' || bwsh_binary == NULL)
     return false;
+  if (bwsh_path_normalize (shell, &have) == BWSH_PATH_OK && bwsh_path_normalize (bwsh_binary, &want) == BWSH_PATH_OK
+      && strcmp (have, want) == 0)
+    return true;
+  free (steal_pointer (&have));
+  free (steal_pointer (&want));
   have = realpath (shell, NULL);
   want = realpath (bwsh_binary, NULL);
   return have != NULL && want != NULL && strcmp (have, want) == 0;

@@ -498,7 +498,6 @@ bwsh_user_config_load (const char *path, uid_t uid, BwshUserConfig **ret, BwshDi
   _cleanup_free_ char *data = NULL;
   BwshError local = { 0 };
   size_t len = 0;
-  char msg[sizeof local.file + BWSH_MESSAGE_MAX + 32];
   int r;
 
   r = bwsh_read_file_checked (path, BWSH_OWNER_USER, uid, BWSH_USER_CONFIG_MAX, &data, &len, &local);
@@ -515,10 +514,9 @@ bwsh_user_config_load (const char *path, uid_t uid, BwshUserConfig **ret, BwshDi
    * unless the file simply is not there. */
   if (r != -ENOENT)
     {
-      bwsh_error_format (&local, msg, sizeof msg);
-      r = bwsh_diag_add (diag, "%s; user configuration ignored", msg);
-      if (r < 0)
-        return r;
+      _cleanup_free_ char *msg = bwsh_error_to_string (&local);
+      if (msg == NULL || bwsh_diag_add (diag, "%s; user configuration ignored", msg) < 0)
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
   return bwsh_user_config_parse ("{}", 2, path, ret, diag, err);
 }

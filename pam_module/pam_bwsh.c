@@ -19,7 +19,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -65,30 +64,6 @@ typedef struct Ctx
   const char *rhost;   /* PAM_RHOST */
   const char *tty;     /* PAM_TTY */
 } Ctx;
-
-static void
-identity_freep (BwshIdentity **p)
-{
-  bwsh_identity_free (*p);
-}
-
-static void
-policy_freep (BwshPolicy **p)
-{
-  bwsh_policy_free (*p);
-}
-
-static void
-user_config_freep (BwshUserConfig **p)
-{
-  bwsh_user_config_free (*p);
-}
-
-static void
-plan_freep (BwshPlan **p)
-{
-  bwsh_plan_free (*p);
-}
 
 static void
 strv_freep (char ***p)
@@ -168,28 +143,38 @@ static int refuse (const Ctx *c, int r, const BwshError *err, const char *fmt, .
 static int
 refuse (const Ctx *c, int r, const BwshError *err, const char *fmt, ...)
 {
-  char what[512];
-  char detail[sizeof err->file + BWSH_MESSAGE_MAX + 32] = "";
+  _cleanup_free_ char *what = NULL, *detail = NULL;
   va_list ap;
+  int k;
 
   va_start (ap, fmt);
-  vsnprintf (what, sizeof what, fmt, ap);
+  k = vasprintf (&what, fmt, ap);
   va_end (ap);
-  neutralize_controls (what);
-  if (err != NULL && (err->message[0] != '\0' || err->file[0] != '\0'))
-    {
-      bwsh_error_format (err, detail, sizeof detail);
-      neutralize_controls (detail);
-    }
-  else if (r == -ENOMEM)
-    snprintf (detail, sizeof detail, "out of memory");
+  if (k < 0)
+    what = NULL;
+  if (err != NULL && (err->code != BWSH_ERROR_NONE || err->message[0] != '\0'))
+    detail = bwsh_error_to_string (err);
+  if (what != NULL)
+    neutralize_controls (what);
+  if (detail != NULL)
+    neutralize_controls (detail);
+  /* Out of memory on the way here: still one complete line. */
+  const char *w = what != NULL && what[0] != '\0' ? what : NULL;
+  const char *d = detail != NULL ? detail : (err != NULL || r == -ENOMEM) ? "out of memory" : NULL;
 
-  pam_syslog (c->pamh, LOG_ERR, "session refused for %s: %s%s%s", or_dash (c->user), what,
-              detail[0] != '\0' ? ": " : "", detail);
+  pam_syslog (c->pamh, LOG_ERR, "session refused for %s: %s%s%s", or_dash (c->user), w != NULL ? w : "",
+              w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   if ((c->flags & PAM_SILENT) == 0)
-    pam_error (c->pamh, "bwsh: %s%s%s", what, detail[0] != '\0' ? ": " : "", detail);
+    pam_error (c->pamh, "bwsh: %s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   audit (c, "open", "refused", NULL);
   return core_error_to_pam (r < 0 ? r : -EPERM);
+}
+
+/* Refuse with what core says, its step named by the error's code. */
+static int
+refuse_error (const Ctx *c, int r, const BwshError *err)
+{
+  return refuse (c, r, err, "%s", "");
 }
 
 static int
@@ -246,52 +231,8 @@ ctx_init (Ctx *c, pam_handle_t *pamh, int flags, int argc, const char **argv)
 
 /* --------------------------------------------------- environment scrub */
 
-/* What the PAM environment must not carry into a subject's session: each of
- * these acts on bwsh (or on bwrap, or on a shell or script that runs before
- * the sandbox: sshrc, ~/.ssh/rc, pam_exec helpers) while it still runs on
- * the host.  Inside the sandbox bwrap's --clearenv plus the allow-list apply;
- * this is about the code before it.  Measured on Debian 12: sshd's stack has
- * pam_env user_readenv=1, and LD_PRELOAD in ~/.pam_environment ran code
- * outside a bwrap login shell.
- *
- * bwsh is not setuid, so glibc does not strip its "unsecure" variables for
- * it (AT_SECURE is off): the list starts from glibc's own UNSECURE_ENVVARS,
- * since bwsh is in the same position as a setuid program, trusted code run
- * on behalf of the adversary. */
-static const char *const scrub_patterns[] = {
-  "LD_*",            /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT load code into bwsh */
-  "GLIBC_TUNABLES",  /* changes glibc's allocator and more in every process; CVE-2023-4911 parsed it */
-  "MALLOC_*",        /* MALLOC_TRACE makes glibc write a file; MALLOC_CHECK_/PERTURB_ alter the heap */
-  "GCONV_PATH",      /* iconv loads gconv modules (shared objects) from it: code execution */
-  "GETCONF_DIR",     /* getconf runs helper programs found there */
-  "LOCPATH",         /* locale data from a directory the user chose, parsed by glibc */
-  "NLSPATH",         /* message catalogues: user-chosen printf formats in messages */
-  "TZDIR",           /* tzfile(5) data parsed from a user-chosen directory */
-  "TMPDIR",          /* temporary files of code before the sandbox must not follow the user; the
-                      * sandbox has its own /tmp */
-  "HOSTALIASES",     /* resolver behaviour (and a file read) chosen by the user */
-  "LOCALDOMAIN",     /* ditto: search domains of the resolver */
-  "RES_OPTIONS",     /* ditto: resolver options */
-  "RESOLV_HOST_CONF", /* ditto: host.conf from a user-chosen path */
-  "NIS_PATH",        /* NIS+ lookups from a user-chosen path */
-  "BASH_ENV",        /* sourced by every non-interactive bash: a script before the sandbox runs it */
-  "ENV",             /* the same for interactive POSIX sh */
-  "BASH_FUNC_*",     /* exported bash functions override commands in any bash script before the sandbox */
-  "SHELLOPTS",       /* set -o options (xtrace, ...) forced on every bash */
-  "BASHOPTS",        /* shopt options forced on every bash */
-  "PS4",             /* with xtrace its command substitutions execute code in every bash */
-  "BWSH_*",          /* bwsh's own channel: only BWSH_PLAN as set below, and no test-build knobs */
-};
-
-static bool
-must_scrub (const char *name)
-{
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (scrub_patterns); i++)
-    if (fnmatch (scrub_patterns[i], name, 0) == 0)
-      return true;
-  return false;
-}
-
+/* What the PAM environment must not carry into a subject's session: the
+ * list is core's (bwsh_env_must_scrub()), shared with bwshctl doctor. */
 static int
 scrub_environment (const Ctx *c)
 {
@@ -307,7 +248,7 @@ scrub_environment (const Ctx *c)
 
       if (name == NULL)
         return -ENOMEM;
-      if (!must_scrub (name))
+      if (!bwsh_env_must_scrub (name))
         continue;
       /* pam_putenv("NAME") without "=" deletes NAME. */
       if (pam_putenv (c->pamh, name) != PAM_SUCCESS)
@@ -339,22 +280,57 @@ record_free (pam_handle_t *pamh, void *data, int error_status)
 
 /* ------------------------------------------------------------- entries */
 
+typedef struct
+{
+  pam_handle_t *pamh;
+  const char *user;
+  struct pam_modutil_privs *privs;
+} Privs;
+
+/* The user's files are read as the user (core calls these around the steps
+ * that read them). */
+static int
+drop_privileges (void *userdata, const BwshIdentity *id, BwshError *err)
+{
+  Privs *p = userdata;
+  const struct passwd *pw = pam_modutil_getpwnam (p->pamh, p->user);
+
+  if (pw == NULL || pw->pw_uid != id->uid)
+    return bwsh_error_set (err, -ENOENT, NULL, 0, 0, "cannot identify the user");
+  if (pam_modutil_drop_priv (p->pamh, p->privs, pw) != 0)
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0, "cannot drop privileges to %s", p->user);
+  return 0;
+}
+
+static int
+regain_privileges (void *userdata, BwshError *err)
+{
+  Privs *p = userdata;
+
+  /* The process is in a state nobody planned for; say so and stop. */
+  if (pam_modutil_regain_priv (p->pamh, p->privs) != 0)
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0, "cannot regain privileges after reading %s's files", p->user);
+  return 0;
+}
+
 BWSH_EXPORT int
 pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
-  _cleanup_ (identity_freep) BwshIdentity *id = NULL;
-  _cleanup_ (policy_freep) BwshPolicy *pol = NULL;
-  _cleanup_ (user_config_freep) BwshUserConfig *uc = NULL;
-  _cleanup_ (plan_freep) BwshPlan *plan = NULL;
+  _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   _cleanup_ (strv_freep) char **envp = NULL;
   _cleanup_free_ SessionRecord *rec = NULL;
   PAM_MODUTIL_DEF_PRIVS (privs);
-  BwshDiag diag = { 0 };
   BwshError err = { 0 };
-  const struct passwd *pw;
-  const char *what = "";
-  const char *policy_path;
   char env_plan[sizeof "BWSH_PLAN=" + 64];
+  Privs pv = { .pamh = pamh, .privs = &privs };
+  BwshSessionRequest req = {
+    .mode = BWSH_SESSION_RUN,
+    .pam = true,
+    .bwsh_binary = BWSH_BINARY,
+    .become_user = drop_privileges,
+    .become_caller = regain_privileges,
+    .userdata = &pv,
+  };
   Ctx c;
   int r, ret;
 
@@ -363,70 +339,52 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     return ret;
   if (c.user == NULL || c.user[0] == '\0')
     return refuse (&c, -EINVAL, NULL, "no user name for the session");
+  pv.user = c.user;
 
-  r = bwsh_identity_from_name (c.user, &id, &err);
-  if (r < 0)
-    return refuse (&c, r, &err, "cannot identify the user");
+  /* The caller's environment as it stands; what the scrub below removes is
+   * never on the plan's allow-list. */
+  envp = pam_getenvlist (pamh);
+  if (envp == NULL)
+    return refuse (&c, -ENOMEM, NULL, "cannot read the session environment");
+  req.user = c.user;
+  req.service = c.service;
+  req.policy_path = c.opt.policy_path;
+  req.envp = envp;
 
-  /* As root, before anything is dropped: the policy is root's file, and
-   * the loader refuses it unless root owns it and its directory chain. */
-  policy_path = c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ();
-  r = bwsh_policy_load (policy_path, id, &pol, &err);
+  r = bwsh_session_prepare (&req, &s, &err);
+  if (s != NULL)
+    {
+      log_warnings (&c, &s->diag);
+      if (s->plan != NULL)
+        log_warnings (&c, &s->plan->diag);
+    }
   if (r < 0)
-    return refuse (&c, r, &err, "the sandbox policy cannot be used");
+    return refuse_error (&c, r, &err);
 
   /* PAM_IGNORE, not PAM_SUCCESS: the module vouches for nothing about a
    * user it does not confine.  With "sufficient", "[success=N ...]" or a
    * stack where it is the only session module, a PAM_SUCCESS would count as
    * a positive verdict; PAM_IGNORE leaves the result to the other modules. */
-  if (!pol->is_subject)
+  if (!s->is_subject)
     {
       if (c.opt.debug)
-        pam_syslog (pamh, LOG_DEBUG, "%s is not a subject of %s; ignored", c.user, policy_path);
+        pam_syslog (pamh, LOG_DEBUG, "%s is not a subject of %s; ignored", c.user,
+                    c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ());
       return PAM_IGNORE;
     }
-
-  if (bwsh_policy_refuses_service (pol, c.service))
-    return refuse (&c, -EPERM, NULL, "service %s never runs the login shell; refused for sandboxed user %s",
-                   or_dash (c.service), c.user);
-  if (pol->require_shell && !bwsh_shell_is_bwsh (id->shell, BWSH_BINARY))
-    return refuse (&c, -EPERM, NULL, "the login shell of sandboxed user %s is %s, not %s (require_shell)",
-                   c.user, or_dash (id->shell), BWSH_BINARY);
 
   r = scrub_environment (&c);
   if (r < 0)
     return refuse (&c, r, NULL, "cannot clean the session environment");
-  envp = pam_getenvlist (pamh);
-  if (envp == NULL)
-    return refuse (&c, -ENOMEM, NULL, "cannot read the session environment");
-
-  pw = pam_modutil_getpwnam (pamh, c.user);
-  if (pw == NULL || pw->pw_uid != id->uid)
-    return refuse (&c, -ENOENT, NULL, "cannot identify the user");
-  if (pam_modutil_drop_priv (pamh, &privs, pw) != 0)
-    return refuse (&c, -EPERM, NULL, "cannot drop privileges to %s", c.user);
-  r = bwsh_session_plan (id, pol, envp, &uc, &plan, &diag, &what, &err);
-  if (pam_modutil_regain_priv (pamh, &privs) != 0)
-    {
-      /* The process is in a state nobody planned for; say so and stop. */
-      bwsh_diag_clear (&diag);
-      return refuse (&c, -EPERM, NULL, "cannot regain privileges after reading %s's files", c.user);
-    }
-  log_warnings (&c, &diag);
-  bwsh_diag_clear (&diag);
-  if (plan != NULL)
-    log_warnings (&c, &plan->diag);
-  if (r < 0)
-    return refuse (&c, r, &err, "%s", what);
 
   rec = calloc (1, sizeof *rec);
   if (rec == NULL)
     return refuse (&c, -ENOMEM, NULL, "cannot record the session");
-  bwsh_plan_digest (plan, rec->digest);
-  for (size_t i = 0; i < plan->n_mounts; i++)
-    if (plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+  bwsh_plan_digest (s->plan, rec->digest);
+  for (size_t i = 0; i < s->plan->n_mounts; i++)
+    if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
       rec->mounts++;
-  rec->refusals = plan->n_refused;
+  rec->refusals = s->plan->n_refused;
 
   snprintf (env_plan, sizeof env_plan, "BWSH_PLAN=%s", rec->digest);
   if (pam_putenv (pamh, env_plan) != PAM_SUCCESS)

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "common.h"
+#include "bwsh.h"
 
 extern char **environ;
 
@@ -32,28 +32,27 @@ static void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf,
 static void
 die (const char *fmt, ...)
 {
-  char msg[2 * BWSH_MESSAGE_MAX + 4096];
+  _cleanup_free_ char *msg = NULL;
   va_list ap;
+  int r;
 
   va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
+  r = vasprintf (&msg, fmt, ap);
   va_end (ap);
-  fprintf (stderr, "bwsh: %s\n", msg);
-  syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user_name, msg);
+  fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
+  syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user_name, r >= 0 ? msg : "out of memory");
   exit (EXIT_FAILURE);
 }
 
-static void die_error (const char *what, const BwshError *err) __attribute__ ((noreturn));
+static void die_error (const BwshError *err) __attribute__ ((noreturn));
 
+/* One line for a core error, its step named by the code (see error.c). */
 static void
-die_error (const char *what, const BwshError *err)
+die_error (const BwshError *err)
 {
-  char msg[sizeof err->file + BWSH_MESSAGE_MAX + 32];
+  _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
-  bwsh_error_format (err, msg, sizeof msg);
-  if (what == NULL)
-    die ("%s", msg);
-  die ("%s: %s", what, msg);
+  die ("%s", msg != NULL ? msg : "out of memory");
 }
 
 static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
@@ -75,12 +74,11 @@ print_warnings (const BwshDiag *d)
 int
 main (int argc, char **argv)
 {
-  BwshSession s = { 0 };
-  BwshIdentity *id = NULL;
+  BwshSession *s = NULL;
   BwshCommand cmd = { 0 };
   BwshError err = { 0 };
   char digest[65];
-  const char *announced, *what = NULL;
+  const char *announced;
   int r;
 
   /* Nothing the caller left open may reach the sandbox: an inherited
@@ -138,32 +136,30 @@ main (int argc, char **argv)
   if (getuid () != geteuid () || getgid () != getegid ())
     die ("must not run setuid or setgid");
 
-  r = bwsh_identity_from_uid (getuid (), &id, &err);
+  BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ };
+  r = bwsh_session_prepare (&req, &s, &err);
+  if (s != NULL && s->id != NULL)
+    user_name = s->id->name;
+  if (s != NULL)
+    {
+      print_warnings (&s->diag);
+      if (s->plan != NULL)
+        print_warnings (&s->plan->diag);
+    }
   if (r < 0)
-    die_error ("cannot identify the user", &err);
-  user_name = id->name;
-
-  s.id = id;
-  r = bwsh_policy_load (bwsh_policy_path (), id, &s.policy, &err);
-  if (r < 0)
-    die_error ("the sandbox policy cannot be used", &err);
-  r = bwsh_session_plan (id, s.policy, environ, &s.user_config, &s.plan, &s.diag, &what, &err);
-  print_warnings (&s.diag);
-  if (s.plan != NULL)
-    print_warnings (&s.plan->diag);
-  if (r < 0)
-    die_error (what, &err);
+    die_error (&err);
 
   /* pam_bwsh records the digest of the plan it checked; a different plan
    * now means the configuration changed in between, or someone set it. */
   announced = getenv ("BWSH_PLAN");
   if (announced != NULL)
-    bwsh_plan_digest (s.plan, digest);
+    bwsh_plan_digest (s->plan, digest);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
-            id->name, announced, digest);
+            s->id->name, announced, digest);
 
-  r = bwsh_exec_plan (s.plan, &cmd, bwsh_bwrap_path (), &err);
-  die_error ("cannot start the sandbox", &err);
+  r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
+  bwsh_error_step (&err, BWSH_ERROR_LAUNCH, r);
+  die_error (&err);
   return r;
 }

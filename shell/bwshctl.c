@@ -2,26 +2,28 @@
 /*
  * bwshctl: the administrator's view of bwsh.
  *
- *   bwshctl check [--policy FILE] [--user-config FILE]
- *   bwshctl explain [USER] [--json] [--policy FILE]
- *   bwshctl doctor
+ *   bwshctl check [--user USER] [--policy FILE] [--user-config FILE]
+ *   bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]
+ *   bwshctl doctor [--user USER] [--policy FILE]
  *
- * Exit codes: 0 fine, 1 invalid (check) or warnings (doctor), 2 usage error
- * (and errors for doctor).
+ * check and explain prepare the session with core's one entry point, in a
+ * mode that creates nothing: what they report is what bwsh would run.
+ *
+ * Exit codes: 0 fine, 1 invalid (check), an error, or warnings (doctor),
+ * 2 usage error (and errors for doctor).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <grp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bwsh.h"
 #include "cleanup.h"
-#include "common.h"
+#include "options.h"
 
 extern char **environ;
 
@@ -31,20 +33,19 @@ static int
 usage (FILE *f, int code)
 {
   fprintf (f,
-           "usage: bwshctl check [--policy FILE] [--user-config FILE]\n"
-           "       bwshctl explain [USER] [--json] [--policy FILE] [--user-config FILE]\n"
-           "       bwshctl doctor\n"
+           "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE]\n"
+           "       bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]\n"
+           "       bwshctl doctor [--user USER] [--policy FILE]\n"
            "       bwshctl --version\n");
   return code;
 }
 
 static void
-print_error (const BwshError *err)
+print_error (const char *prefix, const BwshError *err)
 {
-  char msg[sizeof err->file + BWSH_MESSAGE_MAX + 32];
+  _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
-  bwsh_error_format (err, msg, sizeof msg);
-  fprintf (stderr, "%s\n", msg);
+  fprintf (stderr, "%s%s\n", prefix, msg != NULL ? msg : "out of memory");
 }
 
 static void
@@ -54,53 +55,137 @@ print_diag (const BwshDiag *d, const char *prefix)
     fprintf (stderr, "%s%s\n", prefix, d->lines[i]);
 }
 
+enum
+{
+  OPT_POLICY,
+  OPT_USER_CONFIG,
+  OPT_USER,
+  OPT_JSON,
+  OPT_HELP,
+};
+
 typedef struct
 {
   const char *policy;
   const char *user_config;
-  bool json;
   const char *user;
+  bool json;
+  bool help;
 } Options;
 
 static int
-parse_options (int argc, char **argv, Options *o, bool allow_user, bool allow_json)
+set_option (void *userdata, int id, const char *arg)
 {
-  static const struct option longopts[] = {
-    { "policy", required_argument, NULL, 'p' },
-    { "user-config", required_argument, NULL, 'u' },
-    { "json", no_argument, NULL, 'j' },
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
-  };
-  int c;
+  Options *o = userdata;
 
-  optind = 1;
-  while ((c = getopt_long (argc, argv, "h", longopts, NULL)) != -1)
+  switch (id)
     {
-      switch (c)
+    case OPT_POLICY:
+      o->policy = arg;
+      break;
+    case OPT_USER_CONFIG:
+      o->user_config = arg;
+      break;
+    case OPT_USER:
+      if (o->user != NULL && strcmp (o->user, arg) != 0)
         {
-        case 'p':
-          o->policy = optarg;
-          break;
-        case 'u':
-          o->user_config = optarg;
-          break;
-        case 'j':
-          if (!allow_json)
-            return -1;
-          o->json = true;
-          break;
-        case 'h':
-          exit (usage (stdout, 0));
-        default:
+          fprintf (stderr, "bwshctl: two different users, \"%s\" and \"%s\"\n", o->user, arg);
           return -1;
         }
+      o->user = arg;
+      break;
+    case OPT_JSON:
+      o->json = true;
+      break;
+    case OPT_HELP:
+      o->help = true;
+      break;
+    default:
+      return -1;
     }
-  if (optind < argc)
+  return 0;
+}
+
+/* Options common to check and explain; explain also takes --json and the
+ * user as an operand (the same as --user). */
+static int
+parse_options (int argc, char **argv, Options *o, bool explain)
+{
+  static const CtlOption opts[] = {
+    { "policy", true, OPT_POLICY },     { "user-config", true, OPT_USER_CONFIG },
+    { "user", true, OPT_USER },         { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },           { "json", false, OPT_JSON },
+  };
+  const char *operands[1];
+  size_t n = 0;
+
+  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts) - (explain ? 0 : 1), set_option, o, operands,
+                         explain ? 1 : 0, &n)
+      < 0)
+    return -1;
+  if (n == 1 && set_option (o, OPT_USER, operands[0]) < 0)
+    return -1;
+  if (o->help)
+    exit (usage (stdout, 0));
+  return 0;
+}
+
+/* Root looking at another user's session reads that user's files as that
+ * user: their config may be a symlink to a file only root can read.  Core
+ * calls this after the policy is loaded (as root). */
+static int
+become (void *userdata, const BwshIdentity *id, BwshError *err)
+{
+  (void) userdata;
+  if (getuid () == id->uid)
+    return 0;
+  if (initgroups (id->name, id->gid) < 0 || setresgid (id->gid, id->gid, id->gid) < 0
+      || setresuid (id->uid, id->uid, id->uid) < 0)
+    return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot switch to user %s: %s", id->name, strerror (errno));
+  return 0;
+}
+
+/* The session as bwsh would prepare it, in @mode, for --user or the caller. */
+static int
+prepare (const Options *o, BwshSessionMode mode, BwshSession **ret, BwshError *err)
+{
+  BwshSessionRequest req = {
+    .mode = mode,
+    .user = o->user,
+    .uid = getuid (),
+    .policy_path = o->policy,
+    .user_config = o->user_config,
+    .envp = environ,
+    .become_user = become,
+  };
+
+  return bwsh_session_prepare (&req, ret, err);
+}
+
+/* Only root may look at another user's session, or at another policy: a
+ * user-chosen policy would describe a plan bwsh never runs. */
+static int
+check_access (const Options *o, const char *what)
+{
+  if (getuid () == 0)
+    return 0;
+  if (o->policy != NULL)
     {
-      if (!allow_user || argc - optind > 1)
-        return -1;
-      o->user = argv[optind];
+      fprintf (stderr, "bwshctl: --policy is for root\n");
+      return -1;
+    }
+  if (o->user != NULL)
+    {
+      BwshIdentity *id = NULL;
+      BwshError err = { 0 };
+      bool self = bwsh_identity_from_name (o->user, &id, &err) >= 0 && id->uid == getuid ();
+
+      bwsh_identity_free (id);
+      if (!self)
+        {
+          fprintf (stderr, "bwshctl: only root may %s another user's plan\n", what);
+          return -1;
+        }
     }
   return 0;
 }
@@ -110,81 +195,39 @@ cmd_check (int argc, char **argv)
 {
   Options o = { 0 };
   BwshError err = { 0 };
-  BwshIdentity *id = NULL;
-  BwshPolicy *pol = NULL;
-  BwshUserConfig *uc = NULL;
-  BwshPlan *plan = NULL;
-  BwshDiag diag = { 0 };
-  _cleanup_free_ char *data = NULL;
-  size_t len = 0;
-  int ret = 0, r;
+  _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
+  const char *policy;
+  int r;
 
-  if (parse_options (argc, argv, &o, false, false) < 0)
+  if (parse_options (argc, argv, &o, false) < 0)
     return usage (stderr, 2);
+  if (check_access (&o, "check") < 0)
+    return 2;
+  policy = o.policy != NULL ? o.policy : bwsh_policy_path ();
 
-  r = bwsh_identity_from_uid (getuid (), &id, &err);
+  r = prepare (&o, BWSH_SESSION_CHECK, &s, &err);
+  if (s != NULL && s->policy != NULL)
+    printf ("%s: policy valid\n", policy);
+  if (s != NULL)
+    {
+      print_diag (&s->diag, "");
+      if (s->plan != NULL)
+        print_diag (&s->plan->diag, "");
+    }
   if (r < 0)
     {
-      print_error (&err);
+      print_error ("", &err);
       return 1;
     }
-
-  r = bwsh_policy_load (o.policy != NULL ? o.policy : bwsh_policy_path (), id, &pol, &err);
-  if (r < 0)
+  if (s->refusal.code != BWSH_ERROR_NONE)
     {
-      print_error (&err);
-      ret = 1;
-      goto out;
+      print_error ("a session would be refused: ", &s->refusal);
+      return 1;
     }
-  printf ("%s: policy valid\n", o.policy != NULL ? o.policy : bwsh_policy_path ());
-
+  if (s->diag.n > 0 || (s->plan != NULL && s->plan->n_refused > 0))
+    return 1;
   if (o.user_config != NULL)
-    {
-      r = bwsh_read_file_checked (o.user_config, BWSH_OWNER_USER, getuid (), BWSH_USER_CONFIG_MAX, &data, &len,
-                                  &err);
-      if (r == -ENOENT)
-        r = bwsh_error_set (&err, r, o.user_config, 0, 0, "no such file");
-      if (r >= 0)
-        r = bwsh_user_config_parse (data, len, o.user_config, &uc, &diag, &err);
-      if (r < 0)
-        {
-          print_error (&err);
-          ret = 1;
-          goto out;
-        }
-      /* Entries are valid only if the plan accepts them, so build it. */
-      r = bwsh_plan_build (id, pol, uc, NULL, &plan, &err);
-      if (r >= 0)
-        r = bwsh_plan_resolve (plan, &err);
-      print_diag (&diag, "");
-      if (plan != NULL)
-        print_diag (&plan->diag, "");
-      if (r < 0)
-        print_error (&err);
-      if (r < 0 || diag.n > 0 || (plan != NULL && plan->n_refused > 0))
-        ret = 1;
-      else
-        printf ("%s: user configuration valid\n", o.user_config);
-    }
-out:
-  bwsh_plan_free (plan);
-  bwsh_user_config_free (uc);
-  bwsh_policy_free (pol);
-  bwsh_identity_free (id);
-  bwsh_diag_clear (&diag);
-  return ret;
-}
-
-/* Root explaining another user's plan reads that user's files as that user:
- * their config may be a symlink to a file only root can read. */
-static int
-become (const BwshIdentity *id, BwshError *err)
-{
-  if (getuid () == id->uid)
-    return 0;
-  if (initgroups (id->name, id->gid) < 0 || setresgid (id->gid, id->gid, id->gid) < 0
-      || setresuid (id->uid, id->uid, id->uid) < 0)
-    return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot switch to user %s: %s", id->name, strerror (errno));
+    printf ("%s: user configuration valid\n", o.user_config);
   return 0;
 }
 
@@ -193,78 +236,45 @@ cmd_explain (int argc, char **argv)
 {
   Options o = { 0 };
   BwshError err = { 0 };
-  BwshIdentity *id = NULL;
-  BwshSession s = { 0 };
+  _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   BwshCommand cmd = { .login = true };
-  _cleanup_free_ char *out = NULL, *expanded = NULL;
+  _cleanup_free_ char *out = NULL, *refusal = NULL;
   int r;
 
-  if (parse_options (argc, argv, &o, true, true) < 0)
+  if (parse_options (argc, argv, &o, true) < 0)
     return usage (stderr, 2);
+  if (check_access (&o, "explain") < 0)
+    return 2;
 
-  if (o.user != NULL)
-    r = bwsh_identity_from_name (o.user, &id, &err);
-  else
-    r = bwsh_identity_from_uid (getuid (), &id, &err);
+  r = prepare (&o, BWSH_SESSION_EXPLAIN, &s, &err);
   if (r < 0)
     {
-      print_error (&err);
+      if (s != NULL)
+        print_diag (&s->diag, "warning: ");
+      print_error ("", &err);
       return 1;
     }
-  if (id->uid != getuid () && getuid () != 0)
-    {
-      fprintf (stderr, "bwshctl: only root may explain another user's plan\n");
-      bwsh_identity_free (id);
-      return 2;
-    }
-  if (o.policy != NULL && getuid () != 0)
-    {
-      /* A user-chosen policy would explain a plan bwsh never runs. */
-      fprintf (stderr, "bwshctl: --policy is for root\n");
-      bwsh_identity_free (id);
-      return 2;
-    }
-
-  /* The policy as root, the rest as the user. */
-  s.id = id;
-  r = bwsh_policy_load (o.policy != NULL ? o.policy : bwsh_policy_path (), id, &s.policy, &err);
+  if (s->refusal.code != BWSH_ERROR_NONE && (refusal = bwsh_error_to_string (&s->refusal)) == NULL)
+    r = bwsh_error_set (&err, -ENOMEM, NULL, 0, 0, "out of memory");
   if (r >= 0)
-    r = become (id, &err);
-  if (r >= 0 && o.user_config == NULL && s.policy->user_overlay_allowed)
-    {
-      r = bwsh_path_expand (s.policy->user_config, id->home, &expanded);
-      o.user_config = expanded;
-    }
-  if (r >= 0 && o.user_config != NULL)
-    r = bwsh_user_config_load (o.user_config, id->uid, &s.user_config, &s.diag, &err);
-  if (r >= 0)
-    r = bwsh_plan_build (id, s.policy, s.user_config, environ, &s.plan, &err);
-  if (r >= 0)
-    {
-      /* Resolve to show what bwsh would bind; a strict refusal is part of
-       * the explanation, not a failure of it. */
-      BwshError rerr = { 0 };
-      (void) bwsh_plan_resolve (s.plan, &rerr);
-      r = o.json ? bwsh_explain_json (s.plan, &cmd, &out) : bwsh_explain_text (s.plan, &cmd, &out);
-    }
+    r = o.json ? bwsh_explain_json (s->plan, &cmd, refusal, &out, &err)
+               : bwsh_explain_text (s->plan, &cmd, refusal, &out, &err);
   if (r < 0)
     {
-      print_diag (&s.diag, "warning: ");
-      print_error (&err);
-      bwsh_session_clear (&s);
+      print_error ("bwshctl explain: ", &err);
       return 1;
     }
   if (!o.json)
     {
-      printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", id->name, (unsigned) id->uid,
-              o.policy != NULL ? o.policy : bwsh_policy_path (), o.user_config != NULL ? o.user_config : "(none)");
-      for (size_t i = 0; i < s.diag.n; i++)
-        printf ("overlay warning: %s\n", s.diag.lines[i]);
+      printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", s->id->name, (unsigned) s->id->uid,
+              o.policy != NULL ? o.policy : bwsh_policy_path (),
+              s->user_config_path != NULL ? s->user_config_path : "(none)");
+      for (size_t i = 0; i < s->diag.n; i++)
+        printf ("overlay warning: %s\n", s->diag.lines[i]);
     }
   fputs (out, stdout);
   if (o.json)
     putchar ('\n');
-  bwsh_session_clear (&s);
   return 0;
 }
 

@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <getopt.h>
 #include <grp.h>
 #include <poll.h>
 #include <pwd.h>
@@ -40,6 +39,7 @@
 
 #include "bwsh.h"
 #include "cleanup.h"
+#include "options.h"
 
 int bwshctl_doctor (int argc, char **argv);
 
@@ -68,6 +68,7 @@ typedef struct
   bool bwrap_overridden;
   const char *policy_path;
   const char *user;  /* --user */
+  bool help;
   BwshIdentity *subject;
   BwshPolicy *policy;
   int warnings;
@@ -356,10 +357,9 @@ check_policy (Doctor *d)
     bwsh_identity_free (id);
   if (r < 0)
     {
-      char buf[sizeof err.file + BWSH_MESSAGE_MAX + 32];
-      bwsh_error_format (&err, buf, sizeof buf);
+      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
       finding (d, LEVEL_ERROR, "correct the policy file, then run `bwshctl check`",
-               "policy: %s (every session is refused until this is fixed)", buf);
+               "policy: %s (every session is refused until this is fixed)", msg != NULL ? msg : "out of memory");
       d->policy = NULL;
       (void) bwsh_policy_new_defaults (&d->policy);
       return;
@@ -698,8 +698,7 @@ check_shells (Doctor *d)
         continue;
       e = s + strcspn (s, " \t\n#");
       *e = '\0';
-      const char *base = strrchr (s, '/');
-      if (base != NULL && strcmp (base + 1, "bwsh") == 0 && !listed)
+      if (bwsh_shell_is_bwsh (s, BWSH_SHELL_PATH) && !listed)
         {
           listed = true;
           listed_line = lineno;
@@ -998,15 +997,6 @@ is_no (const char *v)
   return v == NULL || strcasecmp (v, "no") == 0 || strcasecmp (v, "none") == 0;
 }
 
-/* Variables that act on bwsh itself (the dynamic loader, glibc, a shell's
- * start-up) before the sandbox exists: one example name for each pattern
- * pam_bwsh scrubs from the PAM environment. */
-static const char *const dangerous_env[] = {
-  "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "GLIBC_TUNABLES", "MALLOC_CHECK_", "GCONV_PATH", "GETCONF_DIR",
-  "LOCPATH", "NLSPATH", "TZDIR", "TMPDIR", "HOSTALIASES", "LOCALDOMAIN", "RES_OPTIONS", "RESOLV_HOST_CONF",
-  "NIS_PATH", "BASH_ENV", "ENV", "BASH_FUNC_ls%%", "SHELLOPTS", "BASHOPTS", "PS4", "BWSH_PLAN",
-};
-
 static void
 check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *login_shell)
 {
@@ -1077,6 +1067,8 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
 
   {
     char bad[512] = "";
+    size_t n_scrub;
+    const BwshScrubEntry *scrub = bwsh_env_scrub_list (&n_scrub);
     for (size_t i = 0; i < c->n; i++)
       {
         if (strcmp (c->keys[i], "acceptenv") != 0)
@@ -1085,14 +1077,15 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
         char *save = NULL;
         if (copy == NULL)
           continue;
+        /* One example name for each pattern pam_bwsh scrubs: the list is core's. */
         for (char *pat = strtok_r (copy, " \t", &save); pat != NULL; pat = strtok_r (NULL, " \t", &save))
-          for (size_t k = 0; k < BWSH_N_ELEMENTS (dangerous_env); k++)
-            if (fnmatch (pat, dangerous_env[k], 0) == 0)
+          for (size_t k = 0; k < n_scrub; k++)
+            if (fnmatch (pat, scrub[k].example, 0) == 0)
               {
                 size_t used = strlen (bad);
                 _cleanup_free_ char *esc = bwsh_escape (pat, strlen (pat));
                 snprintf (bad + used, sizeof bad - used, "%s%s (%s)", used > 0 ? ", " : "", esc != NULL ? esc : "?",
-                          dangerous_env[k]);
+                          scrub[k].example);
                 break;
               }
       }
@@ -1106,7 +1099,7 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
   /* sshd runs ~/.ssh/rc as `SHELL -c '/bin/sh ~/.ssh/rc'`, with the login
    * shell, and not at all under ForceCommand (session.c, do_rc_files). */
   v = sshd_get (c, "permituserrc");
-  bool shell_is_bwsh = login_shell != NULL && strcmp (module_base (login_shell), "bwsh") == 0;
+  bool shell_is_bwsh = bwsh_shell_is_bwsh (login_shell, BWSH_SHELL_PATH);
   if (v != NULL && strcasecmp (v, "yes") == 0 && !shell_is_bwsh && !forced_bwsh)
     finding (d, LEVEL_WARNING, "PermitUserRC no in a Match block for this user",
              "sshd: PermitUserRC yes and %s's login shell is %s, not bwsh: ~/.ssh/rc runs outside the sandbox", user,
@@ -1194,11 +1187,15 @@ static void
 check_landlock (Doctor *d)
 {
   BwshLandlockReport rep = { 0 };
+  BwshLandlockRequest req = { 0 };
   int r;
 
   if (d->policy == NULL)
     return;
-  r = bwsh_landlock_probe (d->policy, &rep);
+  r = bwsh_landlock_request_from_policy (d->policy, &req);
+  if (r >= 0)
+    r = bwsh_landlock_probe (&req, &rep);
+  bwsh_landlock_request_clear (&req);
   if (r < 0)
     {
       finding (d, LEVEL_ERROR, "correct the landlock group of the policy", "landlock: %s", strerror (-r));
@@ -1240,57 +1237,64 @@ usage (FILE *f, int code)
   return code;
 }
 
+static int
+set_option (void *userdata, int id, const char *arg)
+{
+  Doctor *d = userdata;
+
+  switch (id)
+    {
+    case 'u':
+      d->user = arg;
+      break;
+    case 'p':
+      d->policy_path = arg;
+      break;
+#if BWSH_TEST_BUILD
+    case 'R':
+      d->root = arg;
+      break;
+    case 'S':
+      d->sshd = arg;
+      break;
+    case 'B':
+      d->bwrap = arg;
+      d->bwrap_overridden = true;
+      break;
+#endif
+    case 'h':
+      d->help = true;
+      break;
+    default:
+      return -1;
+    }
+  return 0;
+}
+
 int
 bwshctl_doctor (int argc, char **argv)
 {
-  static const struct option longopts[] = {
-    { "user", required_argument, NULL, 'u' },
-    { "policy", required_argument, NULL, 'p' },
+  static const CtlOption opts[] = {
+    { "user", true, 'u' },
+    { "policy", true, 'p' },
+    { "help", false, 'h' },
+    { "h", false, 'h' },
 #if BWSH_TEST_BUILD
-    { "root", required_argument, NULL, 'R' },
-    { "sshd", required_argument, NULL, 'S' },
-    { "bwrap", required_argument, NULL, 'B' },
+    { "root", true, 'R' },
+    { "sshd", true, 'S' },
+    { "bwrap", true, 'B' },
 #endif
-    { "help", no_argument, NULL, 'h' },
-    { NULL, 0, NULL, 0 },
   };
   Doctor d = { .root = "", .sshd = SSHD_PATH, .bwrap = bwsh_bwrap_path () };
   BwrapInfo bw;
   AppArmorInfo aa;
   BwshError err = { 0 };
-  int c;
+  size_t n = 0;
 
-  optind = 1;
-  while ((c = getopt_long (argc, argv, "+h", longopts, NULL)) != -1)
-    {
-      switch (c)
-        {
-        case 'u':
-          d.user = optarg;
-          break;
-        case 'p':
-          d.policy_path = optarg;
-          break;
-#if BWSH_TEST_BUILD
-        case 'R':
-          d.root = optarg;
-          break;
-        case 'S':
-          d.sshd = optarg;
-          break;
-        case 'B':
-          d.bwrap = optarg;
-          d.bwrap_overridden = true;
-          break;
-#endif
-        case 'h':
-          return usage (stdout, 0);
-        default:
-          return usage (stderr, 2);
-        }
-    }
-  if (optind < argc)
+  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts), set_option, &d, NULL, 0, &n) < 0)
     return usage (stderr, 2);
+  if (d.help)
+    return usage (stdout, 0);
   if ((d.bwrap[0] != '/' || d.sshd[0] != '/'))
     {
       fprintf (stderr, "bwshctl doctor: commands must be absolute paths\n");

@@ -4,8 +4,14 @@
 # whose bwrap is a recorder: the recorder writes its argv with the --args
 # blob expanded in place, every --ro-bind-fd/--bind-fd N mapped back to the
 # path fd N names (readlink of /proc/self/fd/N, inside the recorder) and
-# --seccomp N dropped.  That must equal explain's "argv" from the same build
-# for the same user, element by element.
+# --seccomp N dropped, plus the limits it was started with.  That must equal
+# explain's "argv" (and "limits") from the same build for the same user,
+# element by element.
+#
+# One row per case (the table at the end): every policy setting that changes
+# the plan, each network mode, a non-ASCII environment, a first login (explain
+# first: it must create nothing, then bwsh creates the project directory) and
+# an entry only resolution refuses.  A new setting or mode is one row.
 set -u
 . "$(dirname "$0")/pol_lib.sh"
 pol_setup
@@ -20,7 +26,7 @@ mkdir -m 0777 "$T/rec" && chmod 1777 "$T/rec"
 cat >"$T/recorder" <<PY
 #!/usr/bin/python3
 # Stands in for bwrap: record what bwsh execs, then exit 0.
-import json, os, sys
+import json, os, resource, sys
 args = sys.argv[1:]
 out = [sys.argv[0]]
 blobs = []
@@ -44,7 +50,7 @@ def expand(opts):
             parts = blob.split(b"\0")
             if parts and parts[-1] == b"":
                 parts.pop()
-            blobs.append([p.decode() for p in parts])
+            blobs.append([p.decode(errors="surrogateescape") for p in parts])
             res += expand(blobs[-1])
             i += 2
         elif a == "--":
@@ -56,7 +62,10 @@ def expand(opts):
     return res
 out += expand(args)
 with open("$T/rec/argv.json", "w") as f:
-    json.dump({"argv": out, "raw": sys.argv, "blobs": blobs, "env": dict(os.environ)}, f)
+    json.dump({"argv": out, "raw": sys.argv, "blobs": blobs, "env": dict(os.environ),
+               "nproc": resource.getrlimit(resource.RLIMIT_NPROC)[0],
+               "nofile": resource.getrlimit(resource.RLIMIT_NOFILE)[0],
+               "core": resource.getrlimit(resource.RLIMIT_CORE)[0]}, f)
 PY
 chmod 0755 "$T/recorder"
 
@@ -74,47 +83,14 @@ install -m 0755 "$T/build/shell/bwsh" "$T/build/shell/bwshctl" "$T/prefix/bin/"
 RBWSH=$T/prefix/bin/bwsh
 RCTL=$T/prefix/bin/bwshctl
 
-# A plan with every kind of mount: forced binds, user binds (by fd), a
-# disabled default, protected re-binds, sizes, hostname, no network, env.
-mkdir -p "$IT_TMP/forced" "$IT_TMP/share"
-chown "$IT_USER:" "$IT_TMP/share"
-for d in rw ro-src; do mkdir -p "$H/$d"; chown "$IT_USER:" "$H/$d"; done
-it_as_user mkdir -p "$H/.ssh" "$H/project"
-printf '%s\n' "# the policy of the recorder build
-ro_binds = ( \"$IT_TMP/forced\" );
-rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );
-hostname = \"recbox\";
-network = \"none\";
-root_size = \"32M\";
-env_allow = [ \"BWREC_*\" ];
-rlimits = { nproc = 500; };" >"$T/prefix/etc/bwsh/bwsh.conf"
-chmod 0644 "$T/prefix/etc/bwsh/bwsh.conf"
-it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": {
-  \"additionalBinds\": [ \"$H\", \"$H/rw\" ],
-  \"additionalROBinds\": [ { \"src\": \"$H/ro-src\", \"dst\": \"/opt/ro\" }, \"$IT_TMP\" ],
-  \"disabledDefaultBinds\": [ \"/tmp\" ] } } }"
-
-ENVV=(env -i TERM=xterm-256color LANG=C.UTF-8 BWREC_ONE=1 "BWREC_TWO=a b 'c'" NOT_ALLOWED=x)
-
-it_check "bwsh -l runs the recorder"
-IT_RC=0
-timeout -k 5 60 "${ENVV[@]}" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups "$RBWSH" -l \
-  </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-it_collect
-it_assert_rc 0
-[ -s "$T/rec/argv.json" ] || { it_fail "the recorder did not run"; it_show; exit 1; }
-
-it_check "explain --json from the same build, for the same user"
-IT_RC=0
-timeout 60 "${ENVV[@]}" "$RCTL" explain --json "$IT_USER" >"$T/explain.json" 2>"$IT_TMP/err" || IT_RC=$?
-IT_ERR=$(<"$IT_TMP/err")
-it_assert_rc 0
-
-it_check "the recorded argv equals explain's argv, element by element"
-res=$(python3 - "$T/rec/argv.json" "$T/explain.json" "$T/recorder" <<'PY'
+cat >"$T/compare.py" <<'PY'
+# compare.py REC EXPLAIN WANT NOTWANT: the recorded argv equals explain's
+# argv element by element; WANT elements are in it, NOTWANT ones are not.
 import json, sys
 rec = json.load(open(sys.argv[1]))
 exp = json.load(open(sys.argv[2]))
+want = [w for w in sys.argv[3].split("\n") if w]
+notwant = [w for w in sys.argv[4].split("\n") if w]
 a, b = rec["argv"], exp["argv"]
 bad = []
 raw = rec["raw"]
@@ -130,19 +106,190 @@ for i in range(max(len(a), len(b))):
         bad.append("element %d: bwsh ran %r, explain says %r" % (i, x, y))
         if len(bad) > 10:
             break
-# Sanity: the plan really has what was asked for, so the comparison means something.
 blob = rec["blobs"][0] if len(rec["blobs"]) == 1 else []
-for want in ("--ro-bind-fd", "--bind-fd", "--seccomp"):
-    if want not in blob:
-        bad.append("the --args blob has no %s" % want)
+for w in ("--ro-bind-fd", "--bind-fd", "--seccomp"):
+    if w not in blob:
+        bad.append("the --args blob has no %s" % w)
 if "--ro-bind" in blob or "--bind" in blob:
     bad.append("the --args blob binds by path")
-for s in ("--hostname", "recbox", "--unshare-net", "/srv/share", "/opt/ro", "BWREC_TWO", "a b 'c'", "--size", "33554432"):
-    if s not in b:
-        bad.append("explain argv lacks %r" % s)
-if "NOT_ALLOWED" in b or "/tmp" in [b[i + 1] for i in range(len(b) - 1) if b[i] == "--tmpfs"]:
-    bad.append("explain argv has what the plan should not")
+# Limits are set by bwsh before the exec: the recorder inherits them.
+for k in ("nproc", "nofile", "core"):
+    v = exp["limits"][k]
+    if v not in ("inherited", "unlimited") and rec[k] != int(v):
+        bad.append("limit %s: bwsh set %r, explain says %r" % (k, rec[k], v))
+for w in want:
+    if w not in b:
+        bad.append("explain argv lacks %r" % w)
+for w in notwant:
+    if w in b:
+        bad.append("explain argv has %r" % w)
+if exp["session"] != "allowed":
+    bad.append("explain says the session is %r (%r)" % (exp["session"], exp.get("refusal")))
 print("\n".join(bad) if bad else "ok")
 PY
-)
-it_assert_eq ok "$res" "recorded argv vs explain argv"
+
+# Fixtures the rows use.
+mkdir -p "$IT_TMP/forced" "$IT_TMP/share"
+chown "$IT_USER:" "$IT_TMP/share"
+for d in rw ro-src; do mkdir -p "$H/$d"; chown "$IT_USER:" "$H/$d"; done
+it_as_user mkdir -p "$H/.ssh" "$H/project"
+it_as_user ln -s /proc/self "$H/proc-link"
+
+BASE_ENV=(env -i TERM=xterm-256color LANG=C.UTF-8 BWREC_ONE=1 "BWREC_TWO=a b 'c'" NOT_ALLOWED=x)
+NL=$'\n'
+
+set_policy() { printf '# the policy of the recorder build\n%s\n' "$1" >"$T/prefix/etc/bwsh/bwsh.conf"
+  chmod 0644 "$T/prefix/etc/bwsh/bwsh.conf"; }
+set_overlay()
+{
+  it_as_user rm -f "$H/.config/bwsh/config.json"
+  [ -z "$1" ] || it_user_config "$1"
+}
+
+run_bwsh()
+{
+  rm -f "$T/rec/argv.json"
+  IT_RC=0
+  timeout -k 5 60 "$@" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups "$RBWSH" -l \
+    </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+}
+
+run_explain()
+{
+  IT_RC=0
+  timeout 60 "$@" "$RCTL" explain --json "$IT_USER" >"$T/explain.json" 2>"$IT_TMP/err" || IT_RC=$?
+  IT_OUT=$(<"$T/explain.json")
+  IT_ERR=$(<"$IT_TMP/err")
+}
+
+explain_json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$T/explain.json" "$1"; }
+
+# row NAME POLICY OVERLAY WANT NOTWANT [VAR=VALUE...]
+#   WANT / NOTWANT: argv elements, one per line, that explain's argv must /
+#   must not hold (so that the comparison is about the setting).
+row()
+{
+  local name=$1 policy=$2 overlay=$3 want=$4 notwant=$5
+  shift 5
+  it_check "$name: explain's argv is the argv bwsh hands to bwrap"
+  set_policy "$policy"
+  set_overlay "$overlay"
+  run_explain "${BASE_ENV[@]}" "$@"
+  it_assert_rc 0
+  run_bwsh "${BASE_ENV[@]}" "$@"
+  it_assert_rc 0
+  [ -s "$T/rec/argv.json" ] || { it_fail "the recorder did not run"; it_show; return; }
+  it_assert_eq ok "$(python3 "$T/compare.py" "$T/rec/argv.json" "$T/explain.json" "$want" "$notwant")" \
+    "recorded argv vs explain argv"
+}
+
+# A plan with every kind of mount: forced binds, user binds (by fd), a
+# disabled default, protected re-binds, sizes, hostname, no network, env.
+row everything "ro_binds = ( \"$IT_TMP/forced\" );
+rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );
+hostname = \"recbox\";
+network = \"none\";
+root_size = \"32M\";
+env_allow = [ \"BWREC_*\" ];
+rlimits = { nproc = 500; };" "{ \"preferences\": { \"sandboxBwrapMounts\": {
+  \"additionalBinds\": [ \"$H\", \"$H/rw\" ],
+  \"additionalROBinds\": [ { \"src\": \"$H/ro-src\", \"dst\": \"/opt/ro\" }, \"$IT_TMP\" ],
+  \"disabledDefaultBinds\": [ \"/tmp\" ] } } }" \
+  "--hostname${NL}recbox${NL}--unshare-net${NL}/srv/share${NL}/opt/ro${NL}BWREC_TWO${NL}a b 'c'${NL}--size${NL}33554432" \
+  "NOT_ALLOWED"
+
+# Every setting that changes the plan, one row each.
+row setting_shell 'shell = "/bin/sh";' "" "/bin/sh" ""
+row setting_project_dir 'project_dir = "~/work";' "" "$H/work" "$H/project"
+row setting_run_host 'run = "host";' "" "--ro-bind${NL}/run" ""
+row setting_dev_host 'dev = "host";' "" "--dev-bind" "--dev"
+row setting_root_size 'root_size = "16M";' "" "16777216" ""
+row setting_tmp_size 'tmp_size = "8M";' "" "8388608" ""
+row setting_rw_ceilings "rw_ceilings = ( \"~\", \"$IT_TMP/share\" );" \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$IT_TMP/share\" ] } } }" \
+  "--bind${NL}$IT_TMP/share" ""
+row setting_ro_ceilings 'ro_ceilings = ( "/usr" );' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
+  "" "$IT_TMP/forced"
+row setting_protected 'protected = ( "~/.ssh", "~/rw/keep" );' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }" \
+  "$H/rw/keep" ""
+row setting_locked 'locked = ( "/tmp" );' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"disabledDefaultBinds\": [ \"/tmp\" ] } } }" \
+  "/tmp" ""
+row setting_ro_binds "ro_binds = ( \"$IT_TMP/forced\" );" "" "$IT_TMP/forced" ""
+row setting_rw_binds "rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );" "" "/srv/share" ""
+row setting_env_allow 'env_allow = [ "BWREC_*" ];' "" "BWREC_ONE" "NOT_ALLOWED"
+row setting_rlimits 'rlimits = { nproc = 321; nofile = 123; };' "" "" ""
+row setting_hostname 'hostname = "recbox";' "" "--hostname${NL}recbox" ""
+row setting_max_mounts 'max_mounts = 1;' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }" \
+  "" "$H/rw"
+printf '%s\n' "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
+  >"$IT_TMP/overlay2.json"
+chmod 0644 "$IT_TMP/overlay2.json"
+it_as_user cp "$IT_TMP/overlay2.json" "$H/.bwsh-overlay.json"
+row setting_user_config 'user_config = "~/.bwsh-overlay.json";' "" "$IT_TMP/forced" ""
+
+# Each network mode that exists: one line per mode.
+row network_shared 'network = "shared";' "" "" "--unshare-net"
+row network_none 'network = "none";' "" "--unshare-net" ""
+
+# A non-ASCII environment: UTF-8 values pass through unchanged.
+row non_ascii_environment 'env_allow = [ "BWREC_*" ];' "" "BWREC_UTF${NL}héllo ✓ ü" "" "BWREC_UTF=héllo ✓ ü"
+
+it_check "a value that is not UTF-8: explain --json says so and prints nothing"
+set_policy ''
+set_overlay ''
+run_explain env -i "TERM=x"$'\xff'"y" LANG=C.UTF-8
+it_assert_rc 1
+it_assert_eq "" "$IT_OUT" "explain --json output"
+it_assert_err_has 'TERM "x\xffy" is not valid UTF-8'
+it_check "... and the text explanation shows it escaped"
+IT_RC=0
+env -i "TERM=x"$'\xff'"y" "$RCTL" explain "$IT_USER" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+it_collect
+it_assert_rc 0
+it_assert_out_has 'TERM=x\xffy'
+
+# A first login: no ~/project yet.  Explain creates nothing and says what
+# the session will create; then bwsh creates it, and the argv is the same.
+rm -rf "$H/project"
+row first_login '' "" "$H/project" ""
+it_check "first login: explain said the project directory is created at the first login"
+rm -rf "$H/project"
+run_explain "${BASE_ENV[@]}"
+it_assert_rc 0
+it_assert_eq True "$(explain_json 'd["project_dir_created_at_first_login"]')" "project_dir_created_at_first_login"
+[ ! -e "$H/project" ] || it_fail "explain created $H/project"
+
+# An entry only resolution refuses: a user bind to a symlink into /proc,
+# with ~/project absent (explain used to stop resolving at the project
+# directory and show the entry as accepted).
+rm -rf "$H/project"
+row refused_at_resolution '' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$H/proc-link\" ] } } }" \
+  "" "$H/proc-link"
+it_check "refused at resolution: explain shows the entry refused, with the resolved path"
+rm -rf "$H/project"
+run_explain "${BASE_ENV[@]}"
+it_assert_rc 0
+it_assert_eq refused "$(explain_json '[m["verdict"] for m in d["mounts"] if m["destination"] == "'"$H"'/proc-link"][0]')" \
+  "verdict of $H/proc-link"
+it_assert_eq allowed "$(explain_json 'd["session"]')" "session"
+
+# strict: a refused entry refuses the session; explain says so, with bwsh's words.
+it_check "strict: explain reports the refusal bwsh stops at"
+set_policy 'strict = true;'
+set_overlay "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"/etc\" ] } } }"
+run_explain "${BASE_ENV[@]}"
+it_assert_rc 0
+it_assert_eq refused "$(explain_json 'd["session"]')" "session"
+refusal=$(explain_json 'd["refusal"]')
+run_bwsh "${BASE_ENV[@]}"
+[ "$IT_RC" != 0 ] || it_fail "bwsh ran under a strict refusal"
+[ ! -e "$T/rec/argv.json" ] || it_fail "the recorder (bwrap) ran under a strict refusal"
+it_assert_err_has "bwsh: $refusal"
+it_assert_eq "bwsh: cannot build the sandbox: strict policy: 1 configuration entry was refused" \
+  "$(grep '^bwsh: cannot' "$IT_TMP/err")" "bwsh's refusal"

@@ -33,6 +33,7 @@
 
 #include "bwsh.h"
 #include "cleanup.h"
+#include "unit.h"
 
 static int
 kernel_abi (void)
@@ -50,20 +51,20 @@ skip_below_abi (int needed)
 {
   if (kernel_abi () < needed)
     {
-      print_message ("kernel Landlock ABI %d < %d, skipping\n", kernel_abi (), needed);
-      skip ();
+      print_message ("kernel Landlock ABI %d < %d\n", kernel_abi (), needed);
+      unit_skip ("the kernel's Landlock ABI is too old");
     }
 }
 
 static void
-policy_init (BwshPolicy *pol, BwshLandlockMode mode)
+policy_init (BwshLandlockRequest *pol, BwshLandlockMode mode)
 {
-  *pol = (BwshPolicy) { 0 };
-  pol->landlock = mode;
+  *pol = (BwshLandlockRequest) { 0 };
+  pol->mode = mode;
 }
 
 static void
-policy_clear (BwshPolicy *pol)
+policy_clear (BwshLandlockRequest *pol)
 {
   bwsh_bind_list_clear (&pol->tcp_connect);
   bwsh_bind_list_clear (&pol->tcp_bind);
@@ -97,7 +98,7 @@ run_child (int (*fn) (const void *), const void *arg)
 }
 
 static int
-apply_or_fail (const BwshPolicy *pol, BwshLandlockReport *rep)
+apply_or_fail (const BwshLandlockRequest *pol, BwshLandlockReport *rep)
 {
   BwshError err = { 0 };
 
@@ -156,7 +157,7 @@ static int
 child_abstract (const void *arg)
 {
   const AbstractCase *c = arg;
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
   struct sockaddr_un inner;
   socklen_t inner_len;
@@ -219,7 +220,7 @@ test_landlock_off_leaves_abstract_sockets_alone (void **state)
 static int
 child_signal (const void *arg)
 {
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
 
   (void) arg;
@@ -298,7 +299,7 @@ static int
 child_tcp_connect (const void *arg)
 {
   const PortPair *pp = arg;
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
   int r;
 
@@ -336,7 +337,7 @@ static int
 child_tcp_bind (const void *arg)
 {
   const PortPair *pp = arg;
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
   int r;
 
@@ -375,7 +376,7 @@ test_tcp_bind_rogue_listener_refused (void **state)
 static int
 child_nothing_requested (const void *arg)
 {
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
 
   (void) arg;
@@ -405,7 +406,7 @@ test_nothing_requested_applies_nothing (void **state)
 static void
 test_probe_reports_kernel_abi (void **state)
 {
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
 
   (void) state;
@@ -442,7 +443,7 @@ test_malformed_port_rejected (void **state)
   (void) state;
   for (size_t i = 0; i < BWSH_N_ELEMENTS (cases); i++)
     {
-      BwshPolicy pol;
+      BwshLandlockRequest pol;
       BwshLandlockReport rep;
 
       for (int key = 0; key < 2; key++)
@@ -477,7 +478,7 @@ test_malformed_port_rejected (void **state)
 static void
 test_required_scope_on_old_kernel_fails_closed (void **state)
 {
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep = { 0 };
   BwshError err = { 0 };
   int r;
@@ -499,7 +500,7 @@ test_required_scope_on_old_kernel_fails_closed (void **state)
 static int
 child_best_effort_old_kernel (const void *arg)
 {
-  BwshPolicy pol;
+  BwshLandlockRequest pol;
   BwshLandlockReport rep;
   int r;
 

@@ -162,7 +162,7 @@ static void
 resolve (BwshPlan *p)
 {
   BwshError err = { 0 };
-  int r = bwsh_plan_resolve (p, &err);
+  int r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
   if (r != 0)
     fail_msg ("bwsh_plan_resolve: %d %s", r, err.message);
 }
@@ -332,7 +332,7 @@ test_default_plan_is_the_seed_sandbox (void **state)
   assert_string_equal (p->chdir, project);
   assert_string_equal (p->project_dir, project);
   assert_string_equal (p->shell, f->pol->shell);
-  assert_false (p->unshare_net);
+  assert_false (p->unshare[BWSH_NS_NET]);
   /* /bin, /sbin, /lib* copied the way the host has them. */
   static const char *const layout[] = { "/bin", "/sbin", "/lib", "/lib64" };
   for (size_t i = 0; i < 4; i++)
@@ -1065,7 +1065,7 @@ test_project_dir_swapped_for_symlink_to_root_refused (void **state)
   p = build (f, NULL);
   assert_int_equal (rmdir (project), 0);
   assert_int_equal (symlink ("/", project), 0);
-  r = bwsh_plan_resolve (p, &err);
+  r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
   if (r == 0)
     assert_no_rw_escape (f, p);
   bwsh_plan_free (p);
@@ -1082,7 +1082,7 @@ test_chosen_project_dir_symlink_outside_home_refused (void **state)
 
   symlink_in_home (f, "@O", "work");
   p = build_json (f, "{\"preferences\": {\"sandboxProjectDir\": \"@H/work\"}}");
-  r = bwsh_plan_resolve (p, &err);
+  r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
   if (r == 0)
     assert_no_rw_escape (f, p);
   bwsh_plan_free (p);
@@ -1323,11 +1323,11 @@ test_strict_policy_fails_resolve_on_any_refusal (void **state)
 
   f->pol->strict = true;
   p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/proc\"]"));
-  assert_int_equal (bwsh_plan_resolve (p, &err), -EPERM);
+  assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err), -EPERM);
   assert_non_null (strstr (err.message, "strict policy: 1 configuration entry was refused"));
   bwsh_plan_free (p);
   p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv\"]"));
-  assert_int_equal (bwsh_plan_resolve (p, &err), 0);
+  assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err), 0);
   bwsh_plan_free (p);
   f->pol->strict = false;
 }
@@ -1359,11 +1359,11 @@ test_network_none_unshares_net (void **state)
 
   f->pol->net_mode = BWSH_NET_NONE;
   p = build (f, NULL);
-  assert_true (p->unshare_net);
+  assert_true (p->unshare[BWSH_NS_NET]);
   bwsh_plan_free (p);
   f->pol->net_mode = BWSH_NET_SHARED;
   p = build (f, NULL);
-  assert_false (p->unshare_net);
+  assert_false (p->unshare[BWSH_NS_NET]);
   bwsh_plan_free (p);
 }
 

@@ -519,7 +519,7 @@ test_match_by_group_through_nss (void **state)
   (void) state;
   gr = getgrgid (getgid ());
   if (gr == NULL || bwsh_identity_from_uid (getuid (), &me, &err) < 0)
-    skip ();
+    unit_skip ("NSS does not know the caller or its group");
   snprintf (text, sizeof text,
             "match = ( { group = [ \"bwsh-no-such-group\", \"%s\" ]; hostname = \"grp\"; } );\n"
             "subjects = { groups = [ \"%s\" ]; };\n",
@@ -599,7 +599,7 @@ skip_unless_root (void)
 {
   /* Files created here are owned by whoever runs the test; the policy must be root's. */
   if (geteuid () != 0)
-    skip ();
+    unit_skip ("not root: the policy files must be root's");
 }
 
 static void

@@ -115,7 +115,7 @@ plan_with (const Fx *f, const char *json_fmt, char *const *envp, bool do_resolve
   if (bwsh_plan_build (f->id, f->pol, uc, envp, &p, &err) != 0)
     fail_msg ("build: %s", err.message);
   bwsh_user_config_free (uc);
-  if (do_resolve && bwsh_plan_resolve (p, &err) != 0)
+  if (do_resolve && bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err) != 0)
     fail_msg ("resolve: %s", err.message);
   return p;
 }

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Error records: one formatter, and a message on every failure. */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+#include "unit.h"
+
+typedef struct
+{
+  BwshErrorCode code;
+  const char *file;
+  int line, column;
+  const char *message;
+  const char *want;
+} FormatCase;
+
+static const FormatCase format_cases[] = {
+  { BWSH_ERROR_NONE, NULL, 0, 0, "plain", "plain" },
+  { BWSH_ERROR_POLICY, "/etc/bwsh/bwsh.conf", 3, 0, "unknown setting \"x\"",
+    "the sandbox policy cannot be used: /etc/bwsh/bwsh.conf:3: unknown setting \"x\"" },
+  { BWSH_ERROR_USER_CONFIG, "/h/c.json", 2, 7, "bad", "cannot read the user configuration: /h/c.json:2:7: bad" },
+  { BWSH_ERROR_PLAN, "/f", 0, 0, "m", "cannot build the sandbox: /f: m" },
+  { BWSH_ERROR_IDENTITY, NULL, 0, 0, "no such user: x", "cannot identify the user: no such user: x" },
+  { BWSH_ERROR_PROJECT_DIR, NULL, 0, 0, "cannot create /h/p: Permission denied",
+    "cannot create the project directory: cannot create /h/p: Permission denied" },
+  { BWSH_ERROR_RESOLVE, NULL, 0, 0, "strict policy: 1 configuration entry was refused",
+    "cannot build the sandbox: strict policy: 1 configuration entry was refused" },
+  { BWSH_ERROR_LAUNCH, NULL, 0, 0, "cannot execute /usr/bin/bwrap: No such file or directory",
+    "cannot start the sandbox: cannot execute /usr/bin/bwrap: No such file or directory" },
+  { BWSH_ERROR_HOME, NULL, 0, 0, "home directory /h does not exist", "home directory /h does not exist" },
+  { BWSH_ERROR_SERVICE, NULL, 0, 0, "service cron never runs the login shell; refused for sandboxed user u",
+    "service cron never runs the login shell; refused for sandboxed user u" },
+};
+
+static void
+test_one_formatter_names_the_step (void **state)
+{
+  (void) state;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (format_cases); i++)
+    {
+      const FormatCase *c = &format_cases[i];
+      BwshError err = { 0 };
+      _cleanup_free_ char *s = NULL;
+
+      bwsh_error_set (&err, -EINVAL, c->file, c->line, c->column, "%s", c->message);
+      bwsh_error_step (&err, c->code, -EINVAL);
+      s = bwsh_error_to_string (&err);
+      assert_non_null (s);
+      if (strcmp (s, c->want) != 0)
+        fail_msg ("case %zu: \"%s\", want \"%s\"", i, s, c->want);
+    }
+}
+
+/* A lower layer that ran out of memory, or returned a bare -errno, left no
+ * message: the step still gets words after its colon. */
+static void
+test_failure_without_message_is_never_empty (void **state)
+{
+  static const struct
+  {
+    int r;
+    const char *want;
+  } cases[] = {
+    { -ENOMEM, "the sandbox policy cannot be used: out of memory" },
+    { -EACCES, "the sandbox policy cannot be used: Permission denied" },
+    { -EIO, "the sandbox policy cannot be used: Input/output error" },
+  };
+
+  (void) state;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (cases); i++)
+    {
+      BwshError err = { 0 };
+      _cleanup_free_ char *s = NULL;
+
+      assert_int_equal (bwsh_error_step (&err, BWSH_ERROR_POLICY, cases[i].r), cases[i].r);
+      s = bwsh_error_to_string (&err);
+      assert_string_equal (s, cases[i].want);
+    }
+  /* An untouched record still formats to something. */
+  BwshError none = { .code = BWSH_ERROR_PLAN };
+  _cleanup_free_ char *s = bwsh_error_to_string (&none);
+  assert_non_null (s);
+  assert_true (s[strlen (s) - 1] != ' ');
+}
+
+static void
+test_error_set_records_errno_and_keeps_step (void **state)
+{
+  BwshError err = { .code = BWSH_ERROR_RESOLVE };
+
+  (void) state;
+  assert_int_equal (bwsh_error_set (&err, -ELOOP, "/x", 1, 2, "m %d", 5), -ELOOP);
+  assert_int_equal (err.errnum, ELOOP);
+  assert_int_equal (err.code, BWSH_ERROR_RESOLVE);
+  assert_string_equal (err.message, "m 5");
+  assert_int_equal (bwsh_error_set (NULL, -EPERM, NULL, 0, 0, "ignored"), -EPERM);
+  assert_int_equal (bwsh_error_step (NULL, BWSH_ERROR_PLAN, -EPERM), -EPERM);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_one_formatter_names_the_step),
+    cmocka_unit_test (test_failure_without_message_is_never_empty),
+    cmocka_unit_test (test_error_set_records_errno_and_keeps_step),
+  };
+  return cmocka_run_group_tests_name ("error", tests, NULL, NULL);
+}

@@ -40,19 +40,7 @@
 
 #include "bwsh.h"
 #include "cleanup.h"
-
-/* libconfig itself stops at 10 nested includes; stop a little earlier so the
- * error is ours, with a file and line. */
-#define INCLUDE_DEPTH_MAX 8
-#define INCLUDES_MAX 64
-/* Drop-ins in conf.d: configuration management may add many, but not without bound. */
-#define CONFD_FILES_MAX 256
-#define MATCH_BLOCKS_MAX 1024
-#define NAME_LEN_MAX 256
-#define HOSTNAME_LEN_MAX 63
-
-/* A dummy home directory, only to validate "~" templates lexically. */
-#define CHECK_HOME "/home/bwsh-policy-check"
+#include "policy_internal.h"
 
 /* ------------------------------------------------------ policy lifetime */
 
@@ -99,13 +87,13 @@ bwsh_policy_free (BwshPolicy *p)
   return NULL;
 }
 
-static void
+void
 policy_freep (BwshPolicy **p)
 {
   bwsh_policy_free (*p);
 }
 
-static int
+int
 policy_dup (const BwshPolicy *p, BwshPolicy **ret)
 {
   _cleanup_ (policy_freep) BwshPolicy *q = NULL;
@@ -194,359 +182,8 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   return 0;
 }
 
-/* ------------------------------------------------- one parsed document */
-
-/* libconfig 1.5 counts lines with one counter across @include (it does not
- * save the line number when it switches files), so a setting in or after an
- * included file carries a "virtual" line.  scan_includes() follows the same
- * walk and records where each stretch of virtual lines came from. */
-typedef struct Segment
-{
-  char *name;   /* the file as libconfig names it: NULL for the top buffer */
-  int vstart;   /* first virtual line of the stretch */
-  int rstart;   /* its real line in that file */
-} Segment;
-
-typedef struct PolicyDoc
-{
-  config_t cfg;
-  bool cfg_ready;
-  char *filename; /* the top buffer's name, for messages */
-  char *dir;      /* @include confinement; NULL: no @include at all */
-  Segment *segs;
-  size_t n_segs, cap_segs;
-  unsigned n_includes;
-  int vline;      /* the scan's copy of libconfig's line counter */
-  char where[PATH_MAX + 1];
-} PolicyDoc;
-
-static PolicyDoc *
-doc_free (PolicyDoc *d)
-{
-  if (d == NULL)
-    return NULL;
-  if (d->cfg_ready)
-    config_destroy (&d->cfg);
-  for (size_t i = 0; i < d->n_segs; i++)
-    free (d->segs[i].name);
-  free (d->segs);
-  free (d->filename);
-  free (d->dir);
-  free (d);
-  return NULL;
-}
-
-static void
-doc_freep (PolicyDoc **d)
-{
-  doc_free (*d);
-}
-
-static int
-doc_new (const char *filename, const char *dir, PolicyDoc **ret)
-{
-  _cleanup_ (doc_freep) PolicyDoc *d = NULL;
-
-  d = calloc (1, sizeof *d);
-  if (d == NULL)
-    return -ENOMEM;
-  d->filename = strdup (filename != NULL ? filename : "<policy>");
-  if (d->filename == NULL)
-    return -ENOMEM;
-  if (dir != NULL && (d->dir = strdup (dir)) == NULL)
-    return -ENOMEM;
-  d->vline = 1;
-  *ret = steal_pointer (&d);
-  return 0;
-}
-
-static int
-doc_push_segment (PolicyDoc *d, const char *name, int rstart)
-{
-  Segment *s;
-
-  if (d->n_segs == d->cap_segs)
-    {
-      size_t cap = d->cap_segs == 0 ? 8 : d->cap_segs * 2;
-      Segment *n = reallocarray (d->segs, cap, sizeof *n);
-      if (n == NULL)
-        return -ENOMEM;
-      d->segs = n;
-      d->cap_segs = cap;
-    }
-  s = &d->segs[d->n_segs];
-  *s = (Segment) { .vstart = d->vline, .rstart = rstart };
-  if (name != NULL && (s->name = strdup (name)) == NULL)
-    return -ENOMEM;
-  d->n_segs++;
-  return 0;
-}
-
-/* Map libconfig's (file, virtual line) to the real file path (in d->where)
- * and line. */
-static char *
-doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line)
-{
-  const Segment *best = NULL;
-
-  for (size_t i = 0; i < d->n_segs; i++)
-    {
-      const Segment *s = &d->segs[i];
-      bool same = (s->name == NULL && name == NULL)
-                  || (s->name != NULL && name != NULL && strcmp (s->name, name) == 0);
-      if (same && s->vstart <= vline)
-        best = s;
-    }
-  *ret_line = best != NULL ? best->rstart + (vline - best->vstart) : vline;
-  if (name == NULL)
-    snprintf (d->where, sizeof d->where, "%s", d->filename);
-  else if (d->dir == NULL)
-    snprintf (d->where, sizeof d->where, "%s", name);
-  else
-    snprintf (d->where, sizeof d->where, "%s/%s", d->dir, name);
-  return d->where;
-}
-
-/* ------------------------------------------------------------ @include */
-
-static bool
-include_name_ok (const char *s, size_t n)
-{
-  if (n == 0 || n > NAME_MAX || s[0] == '.')
-    return false;
-  for (size_t i = 0; i < n; i++)
-    if (!isalnum ((unsigned char) s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
-      return false;
-  return true;
-}
-
-static int scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown,
-                          unsigned depth, BwshBindList *files, BwshError *err);
-
-static int
-record_file (BwshBindList *files, const char *path)
-{
-  const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
-
-  if (files == NULL || bwsh_bind_list_contains (files, path))
-    return 0;
-  return bwsh_bind_list_add (files, path, NULL, &from);
-}
-
-/* Read a policy file the way the main file is read: root-owned, its whole
- * directory chain trusted, a regular file (not a symlink), bounded, no NUL. */
-static int
-read_policy_file (const char *path, char **ret_data, BwshError *err)
-{
-  _cleanup_free_ char *data = NULL;
-  size_t len = 0;
-  int r;
-
-  r = bwsh_check_path_trusted (path, BWSH_OWNER_ROOT, 0, err);
-  if (r < 0)
-    return r;
-  r = bwsh_read_file_checked (path, BWSH_OWNER_ROOT, 0, BWSH_POLICY_FILE_MAX, &data, &len, err);
-  if (r < 0)
-    return r;
-  if (strlen (data) != len)
-    return bwsh_error_set (err, -EINVAL, path, 0, 0, "contains a NUL byte (refused)");
-  *ret_data = steal_pointer (&data);
-  return 0;
-}
-
-static int
-include_one (PolicyDoc *d, const char *inc, size_t n, const char *shown, int line, unsigned depth,
-             BwshBindList *files, BwshError *err)
-{
-  _cleanup_free_ char *name = NULL, *path = NULL, *data = NULL, *esc = NULL;
-  int r;
-
-  if (!include_name_ok (inc, n))
-    {
-      esc = bwsh_escape (inc, n);
-      return bwsh_error_set (err, -EPERM, shown, line, 0,
-                             "@include \"%s\" refused: only a plain file name in the policy's own "
-                             "directory may be included",
-                             esc != NULL ? esc : "?");
-    }
-  name = strndup (inc, n);
-  if (name == NULL)
-    return -ENOMEM;
-  if (d->dir == NULL)
-    return bwsh_error_set (err, -EPERM, shown, line, 0, "@include \"%s\" refused: no include directory",
-                           name);
-  if (depth >= INCLUDE_DEPTH_MAX)
-    return bwsh_error_set (err, -ELOOP, shown, line, 0, "@include \"%s\": includes nested too deeply",
-                           name);
-  if (++d->n_includes > INCLUDES_MAX)
-    return bwsh_error_set (err, -E2BIG, shown, line, 0, "more than %d @include directives",
-                           INCLUDES_MAX);
-  if (asprintf (&path, "%s/%s", d->dir, name) < 0)
-    return -ENOMEM;
-
-  r = read_policy_file (path, &data, err);
-  if (r == -ENOENT)
-    return bwsh_error_set (err, -ENOENT, shown, line, 0, "@include \"%s\": no such file in %s", name,
-                           d->dir);
-  if (r < 0)
-    return r;
-  r = record_file (files, path);
-  if (r < 0)
-    return r;
-  return scan_includes (d, data, name, path, depth + 1, files, err);
-}
-
-/* If a line (from @p, after its blanks) is an @include, return the position
- * of the directive, else NULL. */
-static const char *
-line_include (const char *p)
-{
-  while (*p == ' ' || *p == '\t')
-    p++;
-  return strncmp (p, "@include", 8) == 0 ? p : NULL;
-}
-
-/*
- * Walk @buf the way libconfig 1.5's scanner does, for two reasons.
- *
- * Confinement: its rule is `^[ \t]*@include[ \t]+\"`, active outside comments
- * and strings; the name may hold escapes and "/", and libconfig opens
- * include_dir + "/" + name with fopen(), following symlinks.  We refuse
- * every name but a plain one, and read the file with the same trust checks
- * as the policy before libconfig opens it.  A root-owned, non-writable
- * directory means only root could swap it in between.  An @include line
- * inside a block comment or a string is refused rather than guessed at.
- *
- * Line numbers: see Segment.
- */
-static int
-scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown, unsigned depth,
-               BwshBindList *files, BwshError *err)
-{
-  enum { S_INITIAL, S_STRING, S_COMMENT } state = S_INITIAL;
-  const char *p = buf;
-  bool bol = true;
-  int line = 1;
-  int r;
-
-  r = doc_push_segment (d, name, 1);
-  if (r < 0)
-    return r;
-
-  while (*p != '\0')
-    {
-      if (bol)
-        {
-          const char *inc = line_include (p);
-
-          bol = false;
-          if (inc != NULL && state != S_INITIAL)
-            return bwsh_error_set (err, -EPERM, shown, line, 0,
-                                   "@include inside a comment or a string is refused");
-          if (inc != NULL)
-            {
-              const char *q = inc + 8, *start;
-
-              if (*q != ' ' && *q != '\t')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
-              while (*q == ' ' || *q == '\t')
-                q++;
-              if (*q != '"')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
-              start = ++q;
-              while (*q != '\0' && *q != '"' && *q != '\n')
-                q++;
-              if (*q != '"')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0,
-                                       "@include: missing closing quote");
-              r = include_one (d, start, (size_t) (q - start), shown, line, depth, files, err);
-              if (r < 0)
-                return r;
-              /* Back in this file, on the same line, after the closing quote. */
-              r = doc_push_segment (d, name, line);
-              if (r < 0)
-                return r;
-              p = q + 1;
-              continue;
-            }
-        }
-
-      switch (state)
-        {
-        case S_INITIAL:
-          if (*p == '"')
-            state = S_STRING;
-          else if (p[0] == '/' && p[1] == '*')
-            {
-              state = S_COMMENT;
-              p++;
-            }
-          else if (*p == '#' || (p[0] == '/' && p[1] == '/'))
-            {
-              while (p[1] != '\0' && p[1] != '\n')
-                p++;
-            }
-          break;
-        case S_STRING:
-          if (p[0] == '\\' && (p[1] == '"' || p[1] == '\\'))
-            p++;
-          else if (*p == '"')
-            state = S_INITIAL;
-          break;
-        case S_COMMENT:
-          if (p[0] == '*' && p[1] == '/')
-            {
-              state = S_INITIAL;
-              p++;
-            }
-          break;
-        default:
-          break;
-        }
-      if (*p == '\n')
-        {
-          line++;
-          d->vline++;
-          bol = true;
-        }
-      p++;
-    }
-  return 0;
-}
-
-static int
-doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
-{
-  const char *file;
-  int line, r;
-
-  r = scan_includes (d, buf, NULL, d->filename, 0, files, err);
-  if (r < 0)
-    return r;
-
-  config_init (&d->cfg);
-  d->cfg_ready = true;
-  /* Without a directory scan_includes() has refused every @include. */
-  if (d->dir != NULL)
-    config_set_include_dir (&d->cfg, d->dir);
-  config_set_auto_convert (&d->cfg, CONFIG_FALSE);
-  if (config_read_string (&d->cfg, buf) != CONFIG_TRUE)
-    {
-      file = doc_locate (d, config_error_file (&d->cfg), config_error_line (&d->cfg), &line);
-      return bwsh_error_set (err, -EINVAL, file, line, 0, "%s",
-                             config_error_text (&d->cfg) != NULL ? config_error_text (&d->cfg)
-                                                                 : "parse error");
-    }
-  return 0;
-}
-
 /* ----------------------------------------------------------- settings */
 
-typedef struct Ctx
-{
-  PolicyDoc *doc;
-  BwshError *err;
-} Ctx;
 
 static void
 where (Ctx *c, const config_setting_t *s, BwshSource *ret)
@@ -559,10 +196,8 @@ where (Ctx *c, const config_setting_t *s, BwshSource *ret)
   *ret = (BwshSource) { .origin = BWSH_ORIGIN_POLICY, .file = file, .line = line };
 }
 
-static int fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
-    __attribute__ ((format (printf, 4, 5)));
 
-static int
+int
 fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
 {
   char msg[BWSH_MESSAGE_MAX];
@@ -576,7 +211,7 @@ fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
   return bwsh_error_set (c->err, r, at.file, at.line, 0, "%s", msg);
 }
 
-static const char *
+const char *
 type_name (const config_setting_t *s)
 {
   switch (config_setting_type (s))
@@ -607,7 +242,7 @@ is_int (const config_setting_t *s)
   return config_setting_type (s) == CONFIG_TYPE_INT || config_setting_type (s) == CONFIG_TYPE_INT64;
 }
 
-static bool
+bool
 is_vector (const config_setting_t *s)
 {
   return config_setting_type (s) == CONFIG_TYPE_ARRAY || config_setting_type (s) == CONFIG_TYPE_LIST;
@@ -702,18 +337,6 @@ get_path (Ctx *c, const config_setting_t *s, const char *name, bool allow_home, 
   return 0;
 }
 
-typedef struct Key Key;
-typedef int (*KeyFn) (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
-                      const Key *k);
-
-struct Key
-{
-  const char *name;
-  KeyFn fn;
-  size_t off;
-  long long aux;   /* a minimum, or a second field's offset */
-  const Key *sub;  /* for groups */
-};
 
 static int
 key_bool (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
@@ -952,7 +575,7 @@ elem_where (Ctx *c, const config_setting_t *list, const config_setting_t *e, Bws
   where (c, config_setting_source_line (e) > 0 ? e : list, ret);
 }
 
-static const config_setting_t *
+const config_setting_t *
 located (const config_setting_t *list, const config_setting_t *e)
 {
   return config_setting_source_line (e) > 0 ? e : list;
@@ -966,7 +589,7 @@ replace_list (BwshBindList *field, BwshBindList *value)
   *value = (BwshBindList) { 0 };
 }
 
-static void
+void
 bind_list_clearp (BwshBindList *l)
 {
   bwsh_bind_list_clear (l);
@@ -1065,7 +688,6 @@ key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, c
   return 0;
 }
 
-typedef bool (*NameCheck) (const char *s);
 
 /* A variable name, or a prefix glob: "EDITOR", "LC_*". */
 static bool
@@ -1088,7 +710,7 @@ env_name_ok (const char *s)
 
 /* User and group names come from NSS (LDAP and AD allow spaces and more);
  * refuse only what no NSS name can hold. */
-static bool
+bool
 account_name_ok (const char *s)
 {
   size_t n = strlen (s);
@@ -1121,7 +743,7 @@ service_name_ok (const char *s)
   return true;
 }
 
-static int
+int
 get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what,
            const char *plural, bool scalar_ok, BwshBindList *ret)
 {
@@ -1316,15 +938,7 @@ key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, c
   return 0;
 }
 
-typedef enum
-{
-  SCOPE_ROOT,  /* top level of a file: "match" is handled apart */
-  SCOPE_MATCH, /* a match block: "user" and "group" are its selector */
-  SCOPE_GROUP, /* a settings group such as "rlimits" */
-} Scope;
 
-static int apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys,
-                           const char *prefix, Scope scope);
 
 static int
 key_group (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
@@ -1359,7 +973,7 @@ static const Key landlock_keys[] = {
   { NULL, NULL, 0, 0, NULL },
 };
 
-static const Key root_keys[] = {
+const Key root_keys[] = {
   { "shell", key_abs_path, OFF (shell), 0, NULL },
   { "project_dir", key_bind_template, OFF (project_dir), 0, NULL },
   { "user_project_dir", key_bool, OFF (user_may_choose_project), 0, NULL },
@@ -1388,7 +1002,7 @@ static const Key root_keys[] = {
   { NULL, NULL, 0, 0, NULL },
 };
 
-static int
+int
 apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys,
                 const char *prefix, Scope scope)
 {
@@ -1424,391 +1038,3 @@ apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key 
   return 0;
 }
 
-/* --------------------------------------------------------- match blocks */
-
-typedef enum
-{
-  PHASE_GLOBAL,
-  PHASE_GROUP,
-  PHASE_USER,
-} Phase;
-
-/* Validate the "match" list; with @ret_n its length (0 when absent). */
-static int
-match_list (Ctx *c, const config_setting_t *root, const config_setting_t **ret, int *ret_n)
-{
-  const config_setting_t *m = config_setting_get_member (root, "match");
-  int n;
-
-  *ret = m;
-  *ret_n = 0;
-  if (m == NULL)
-    return 0;
-  if (!is_vector (m))
-    return fail (c, m, -EINVAL, "\"match\" must be a list of blocks ( { user = \"...\"; ... }, ... ), not %s",
-                 type_name (m));
-  n = config_setting_length (m);
-  if (n > MATCH_BLOCKS_MAX)
-    return fail (c, m, -E2BIG, "\"match\" has more than %d blocks", MATCH_BLOCKS_MAX);
-  for (int i = 0; i < n; i++)
-    {
-      const config_setting_t *b = config_setting_get_elem (m, (unsigned) i);
-      const config_setting_t *u, *g;
-
-      if (!config_setting_is_group (b))
-        return fail (c, located (m, b), -EINVAL, "\"match\" entries must be blocks { ... }, not %s",
-                     type_name (b));
-      u = config_setting_get_member (b, "user");
-      g = config_setting_get_member (b, "group");
-      if ((u == NULL) == (g == NULL))
-        return fail (c, b, -EINVAL, "a \"match\" block needs exactly one of \"user\" or \"group\"");
-    }
-  *ret_n = n;
-  return 0;
-}
-
-static int
-apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *id, Phase phase)
-{
-  const config_setting_t *root = config_root_setting (&c->doc->cfg);
-  const config_setting_t *m;
-  const char *sel = phase == PHASE_USER ? "user" : "group";
-  int n, r;
-
-  r = match_list (c, root, &m, &n);
-  if (r < 0)
-    return r;
-  for (int i = 0; i < n; i++)
-    {
-      const config_setting_t *b = config_setting_get_elem (m, (unsigned) i);
-      const config_setting_t *who = config_setting_get_member (b, sel);
-      _cleanup_ (bind_list_clearp) BwshBindList names = { 0 };
-      bool fits = false;
-      char full[16];
-
-      if (who == NULL)
-        continue;
-      /* Groups come from NSS on first use.  If they cannot be listed, a
-       * restrictive group block must not be skipped as "not a member". */
-      if (phase == PHASE_GROUP && id != NULL && (r = bwsh_identity_load_groups (id, c->err)) < 0)
-        return r;
-      snprintf (full, sizeof full, "match.%s", sel);
-      r = get_names (c, who, full, account_name_ok,
-                     phase == PHASE_USER ? "a user name" : "a group name",
-                     phase == PHASE_USER ? "user names" : "group names", true, &names);
-      if (r < 0)
-        return r;
-      for (size_t j = 0; id != NULL && j < names.n; j++)
-        if (phase == PHASE_USER ? strcmp (id->name, names.items[j].src) == 0
-                                : bwsh_identity_in_group (id, names.items[j].src))
-          fits = true;
-      /* A block that does not apply is still checked in full, on a scratch
-       * policy: an error must not wait for the one user it concerns. */
-      if (!fits && *scratch == NULL && (r = bwsh_policy_new_defaults (scratch)) < 0)
-        return r;
-      r = apply_settings (c, fits ? p : *scratch, b, root_keys, NULL, SCOPE_MATCH);
-      if (r < 0)
-        return r;
-    }
-  return 0;
-}
-
-static int
-apply_phase (PolicyDoc *d, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *id, Phase phase,
-             BwshError *err)
-{
-  Ctx c = { .doc = d, .err = err };
-
-  if (phase == PHASE_GLOBAL)
-    {
-      const config_setting_t *m;
-      int n, r;
-
-      r = apply_settings (&c, p, config_root_setting (&d->cfg), root_keys, NULL, SCOPE_ROOT);
-      if (r < 0)
-        return r;
-      return match_list (&c, config_root_setting (&d->cfg), &m, &n);
-    }
-  return apply_matches (&c, p, scratch, id, phase);
-}
-
-static int
-resolve_subject (BwshPolicy *p, const BwshIdentity *id, BwshError *err)
-{
-  p->is_subject = p->subject_all;
-  if (id == NULL)
-    return 0;
-  if (id->name != NULL && bwsh_bind_list_contains (&p->subject_users, id->name))
-    p->is_subject = true;
-  if (p->is_subject || p->subject_groups.n == 0)
-    return 0;
-  /* Not knowing the groups must not make somebody a non-subject. */
-  int r = bwsh_identity_load_groups (id, err);
-  if (r < 0)
-    return r;
-  for (size_t i = 0; i < p->subject_groups.n; i++)
-    if (bwsh_identity_in_group (id, p->subject_groups.items[i].src))
-      p->is_subject = true;
-  return 0;
-}
-
-/* Apply parsed documents in precedence order (see the top of this file). */
-static int
-apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err)
-{
-  _cleanup_ (policy_freep) BwshPolicy *scratch = NULL;
-  static const Phase phases[] = { PHASE_GLOBAL, PHASE_GROUP, PHASE_USER };
-
-  for (size_t ph = 0; ph < BWSH_N_ELEMENTS (phases); ph++)
-    for (size_t i = 0; i < n; i++)
-      {
-        int r = apply_phase (docs[i], p, &scratch, id, phases[ph], err);
-        if (r < 0)
-          return r;
-      }
-  return resolve_subject (p, id, err);
-}
-
-static void
-swap_policy (BwshPolicy *a, BwshPolicy *b)
-{
-  BwshPolicy t = *a;
-  *a = *b;
-  *b = t;
-}
-
-int
-bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename, const char *dir,
-                          const BwshIdentity *id, BwshError *err)
-{
-  _cleanup_ (policy_freep) BwshPolicy *work = NULL;
-  _cleanup_ (doc_freep) PolicyDoc *doc = NULL;
-  int r;
-
-  if (p == NULL || buf == NULL)
-    return bwsh_error_set (err, -EINVAL, filename, 0, 0, "no policy to parse");
-  /* @p stays as it was unless the whole buffer is good. */
-  r = policy_dup (p, &work);
-  if (r < 0)
-    return r;
-  r = doc_new (filename, dir, &doc);
-  if (r < 0)
-    return r;
-  r = doc_parse (doc, buf, &work->files, err);
-  if (r < 0)
-    return r;
-  r = apply_docs (&doc, 1, work, id, err);
-  if (r < 0)
-    return r;
-  swap_policy (p, work);
-  return 0;
-}
-
-/* ----------------------------------------------------------------- load */
-
-static char *
-dir_of (const char *path)
-{
-  const char *slash = strrchr (path, '/');
-
-  if (slash == NULL)
-    return strdup (".");
-  if (slash == path)
-    return strdup ("/");
-  return strndup (path, (size_t) (slash - path));
-}
-
-static int
-cmp_names (const void *a, const void *b)
-{
-  return strcmp (*(char *const *) a, *(char *const *) b);
-}
-
-static bool
-is_dropin_name (const char *n)
-{
-  size_t len = strlen (n);
-  return n[0] != '.' && len > 5 && strcmp (n + len - 5, ".conf") == 0;
-}
-
-typedef struct Docs
-{
-  PolicyDoc **v;
-  size_t n;
-} Docs;
-
-static void
-docs_clear (Docs *d)
-{
-  for (size_t i = 0; i < d->n; i++)
-    doc_free (d->v[i]);
-  free (d->v);
-  *d = (Docs) { 0 };
-}
-
-/* @ret_missing tells a missing file apart from any other -ENOENT (a
- * missing @include is an error, never "no policy"). */
-static int
-load_one (Docs *docs, const char *path, const char *dir, BwshPolicy *p, bool *ret_missing,
-          BwshError *err)
-{
-  _cleanup_free_ char *data = NULL;
-  _cleanup_ (doc_freep) PolicyDoc *doc = NULL;
-  PolicyDoc **v;
-  int r;
-
-  *ret_missing = false;
-  r = read_policy_file (path, &data, err);
-  if (r == -ENOENT)
-    *ret_missing = true;
-  if (r < 0)
-    return r;
-  r = record_file (&p->files, path);
-  if (r < 0)
-    return r;
-  r = doc_new (path, dir, &doc);
-  if (r < 0)
-    return r;
-  r = doc_parse (doc, data, &p->files, err);
-  if (r < 0)
-    return r;
-  v = reallocarray (docs->v, docs->n + 1, sizeof *v);
-  if (v == NULL)
-    return -ENOMEM;
-  docs->v = v;
-  docs->v[docs->n++] = steal_pointer (&doc);
-  return 0;
-}
-
-static void
-free_names (char **names, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    free (names[i]);
-  free (names);
-}
-
-/* The drop-ins: conf.d/NAME.conf in strcmp() order.  Other names are ignored;
- * a .conf entry that is not a trusted regular file is an error. */
-static int
-load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshError *err)
-{
-  _cleanup_close_ int fd = -1;
-  DIR *dir = NULL;
-  char **names = NULL;
-  size_t n = 0;
-  struct dirent *de;
-  int r;
-
-  r = bwsh_check_path_trusted (confd, BWSH_OWNER_ROOT, 0, err);
-  if (r == -ENOENT)
-    return 0;
-  if (r < 0)
-    return r;
-  fd = open (confd, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    {
-      if (errno == ENOENT)
-        return 0;
-      return bwsh_error_set (err, -errno, confd, 0, 0, "cannot open directory: %s", strerror (errno));
-    }
-  dir = fdopendir (fd);
-  if (dir == NULL)
-    return bwsh_error_set (err, -errno, confd, 0, 0, "cannot read directory: %s", strerror (errno));
-  fd = -1; /* owned by dir now */
-
-  r = 0;
-  errno = 0;
-  while ((de = readdir (dir)) != NULL)
-    {
-      char **v;
-
-      if (!is_dropin_name (de->d_name))
-        continue;
-      if (n >= CONFD_FILES_MAX)
-        {
-          r = bwsh_error_set (err, -E2BIG, confd, 0, 0, "more than %d drop-in files", CONFD_FILES_MAX);
-          goto out;
-        }
-      v = reallocarray (names, n + 1, sizeof *v);
-      if (v == NULL)
-        {
-          r = -ENOMEM;
-          goto out;
-        }
-      names = v;
-      names[n] = strdup (de->d_name);
-      if (names[n] == NULL)
-        {
-          r = -ENOMEM;
-          goto out;
-        }
-      n++;
-    }
-  if (errno != 0)
-    {
-      r = bwsh_error_set (err, -errno, confd, 0, 0, "cannot read directory: %s", strerror (errno));
-      goto out;
-    }
-  if (n > 0)
-    qsort (names, n, sizeof *names, cmp_names);
-
-  for (size_t i = 0; i < n; i++)
-    {
-      _cleanup_free_ char *path = NULL;
-      bool missing;
-
-      if (asprintf (&path, "%s/%s", confd, names[i]) < 0)
-        {
-          r = -ENOMEM;
-          goto out;
-        }
-      r = load_one (docs, path, confd, p, &missing, err);
-      if (missing) /* removed while we looked: it is simply gone */
-        r = 0;
-      if (r < 0)
-        goto out;
-    }
-
-out:
-  free_names (names, n);
-  closedir (dir);
-  return r;
-}
-
-int
-bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, BwshError *err)
-{
-  _cleanup_ (policy_freep) BwshPolicy *p = NULL;
-  _cleanup_free_ char *dir = NULL, *confd = NULL;
-  Docs docs = { 0 };
-  bool missing;
-  int r;
-
-  if (path == NULL || path[0] != '/')
-    return bwsh_error_set (err, -EINVAL, path, 0, 0, "the policy path must be absolute");
-  r = bwsh_policy_new_defaults (&p);
-  if (r < 0)
-    return r;
-  dir = dir_of (path);
-  if (dir == NULL || asprintf (&confd, "%s/conf.d", dir) < 0)
-    return -ENOMEM;
-
-  /* A missing main file means built-in defaults; drop-ins still apply, so
-   * a restriction deployed there is not lost when the main file is. */
-  r = load_one (&docs, path, dir, p, &missing, err);
-  if (r < 0 && !missing)
-    goto out;
-  r = load_dropins (&docs, confd, p, err);
-  if (r < 0)
-    goto out;
-  r = apply_docs (docs.v, docs.n, p, id, err);
-  if (r < 0)
-    goto out;
-  *ret = steal_pointer (&p);
-
-out:
-  /* Strings were copied out while applying; libconfig's memory goes here. */
-  docs_clear (&docs);
-  return r;
-}

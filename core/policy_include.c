@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The policy: one parsed document, and @include confined to the policy's folder.
+ *
+ * libconfig 1.5 has no config_set_include_func(), so @include is confined by
+ * config_set_include_dir() plus our own scan of every buffer before libconfig
+ * sees it (see scan_includes()).
+ */
+#include "config.h"
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* asprintf, reallocarray */
+#endif
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libconfig.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+#include "policy_internal.h"
+
+/* ------------------------------------------------- one parsed document */
+
+PolicyDoc *
+doc_free (PolicyDoc *d)
+{
+  if (d == NULL)
+    return NULL;
+  if (d->cfg_ready)
+    config_destroy (&d->cfg);
+  for (size_t i = 0; i < d->n_segs; i++)
+    free (d->segs[i].name);
+  free (d->segs);
+  free (d->filename);
+  free (d->dir);
+  free (d);
+  return NULL;
+}
+
+void
+doc_freep (PolicyDoc **d)
+{
+  doc_free (*d);
+}
+
+int
+doc_new (const char *filename, const char *dir, PolicyDoc **ret)
+{
+  _cleanup_ (doc_freep) PolicyDoc *d = NULL;
+
+  d = calloc (1, sizeof *d);
+  if (d == NULL)
+    return -ENOMEM;
+  d->filename = strdup (filename != NULL ? filename : "<policy>");
+  if (d->filename == NULL)
+    return -ENOMEM;
+  if (dir != NULL && (d->dir = strdup (dir)) == NULL)
+    return -ENOMEM;
+  d->vline = 1;
+  *ret = steal_pointer (&d);
+  return 0;
+}
+
+static int
+doc_push_segment (PolicyDoc *d, const char *name, int rstart)
+{
+  Segment *s;
+
+  if (d->n_segs == d->cap_segs)
+    {
+      size_t cap = d->cap_segs == 0 ? 8 : d->cap_segs * 2;
+      Segment *n = reallocarray (d->segs, cap, sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      d->segs = n;
+      d->cap_segs = cap;
+    }
+  s = &d->segs[d->n_segs];
+  *s = (Segment) { .vstart = d->vline, .rstart = rstart };
+  if (name != NULL && (s->name = strdup (name)) == NULL)
+    return -ENOMEM;
+  d->n_segs++;
+  return 0;
+}
+
+/* Map libconfig's (file, virtual line) to the real file path (in d->where)
+ * and line. */
+char *
+doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line)
+{
+  const Segment *best = NULL;
+
+  for (size_t i = 0; i < d->n_segs; i++)
+    {
+      const Segment *s = &d->segs[i];
+      bool same = (s->name == NULL && name == NULL)
+                  || (s->name != NULL && name != NULL && strcmp (s->name, name) == 0);
+      if (same && s->vstart <= vline)
+        best = s;
+    }
+  *ret_line = best != NULL ? best->rstart + (vline - best->vstart) : vline;
+  if (name == NULL)
+    snprintf (d->where, sizeof d->where, "%s", d->filename);
+  else if (d->dir == NULL)
+    snprintf (d->where, sizeof d->where, "%s", name);
+  else
+    snprintf (d->where, sizeof d->where, "%s/%s", d->dir, name);
+  return d->where;
+}
+
+/* ------------------------------------------------------------ @include */
+
+static bool
+include_name_ok (const char *s, size_t n)
+{
+  if (n == 0 || n > NAME_MAX || s[0] == '.')
+    return false;
+  for (size_t i = 0; i < n; i++)
+    if (!isalnum ((unsigned char) s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+      return false;
+  return true;
+}
+
+static int scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown,
+                          unsigned depth, BwshBindList *files, BwshError *err);
+
+int
+record_file (BwshBindList *files, const char *path)
+{
+  const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+
+  if (files == NULL || bwsh_bind_list_contains (files, path))
+    return 0;
+  return bwsh_bind_list_add (files, path, NULL, &from);
+}
+
+/* Read a policy file the way the main file is read: root-owned, its whole
+ * directory chain trusted, a regular file (not a symlink), bounded, no NUL. */
+int
+read_policy_file (const char *path, char **ret_data, BwshError *err)
+{
+  _cleanup_free_ char *data = NULL;
+  size_t len = 0;
+  int r;
+
+  r = bwsh_check_path_trusted (path, BWSH_OWNER_ROOT, 0, err);
+  if (r < 0)
+    return r;
+  r = bwsh_read_file_checked (path, BWSH_OWNER_ROOT, 0, BWSH_POLICY_FILE_MAX, &data, &len, err);
+  if (r < 0)
+    return r;
+  if (strlen (data) != len)
+    return bwsh_error_set (err, -EINVAL, path, 0, 0, "contains a NUL byte (refused)");
+  *ret_data = steal_pointer (&data);
+  return 0;
+}
+
+static int
+include_one (PolicyDoc *d, const char *inc, size_t n, const char *shown, int line, unsigned depth,
+             BwshBindList *files, BwshError *err)
+{
+  _cleanup_free_ char *name = NULL, *path = NULL, *data = NULL, *esc = NULL;
+  int r;
+
+  if (!include_name_ok (inc, n))
+    {
+      esc = bwsh_escape (inc, n);
+      return bwsh_error_set (err, -EPERM, shown, line, 0,
+                             "@include \"%s\" refused: only a plain file name in the policy's own "
+                             "directory may be included",
+                             esc != NULL ? esc : "?");
+    }
+  name = strndup (inc, n);
+  if (name == NULL)
+    return -ENOMEM;
+  if (d->dir == NULL)
+    return bwsh_error_set (err, -EPERM, shown, line, 0, "@include \"%s\" refused: no include directory",
+                           name);
+  if (depth >= INCLUDE_DEPTH_MAX)
+    return bwsh_error_set (err, -ELOOP, shown, line, 0, "@include \"%s\": includes nested too deeply",
+                           name);
+  if (++d->n_includes > INCLUDES_MAX)
+    return bwsh_error_set (err, -E2BIG, shown, line, 0, "more than %d @include directives",
+                           INCLUDES_MAX);
+  if (asprintf (&path, "%s/%s", d->dir, name) < 0)
+    return -ENOMEM;
+
+  r = read_policy_file (path, &data, err);
+  if (r == -ENOENT)
+    return bwsh_error_set (err, -ENOENT, shown, line, 0, "@include \"%s\": no such file in %s", name,
+                           d->dir);
+  if (r < 0)
+    return r;
+  r = record_file (files, path);
+  if (r < 0)
+    return r;
+  return scan_includes (d, data, name, path, depth + 1, files, err);
+}
+
+/* If a line (from @p, after its blanks) is an @include, return the position
+ * of the directive, else NULL. */
+static const char *
+line_include (const char *p)
+{
+  while (*p == ' ' || *p == '\t')
+    p++;
+  return strncmp (p, "@include", 8) == 0 ? p : NULL;
+}
+
+/*
+ * Walk @buf the way libconfig 1.5's scanner does, for two reasons.
+ *
+ * Confinement: its rule is `^[ \t]*@include[ \t]+\"`, active outside comments
+ * and strings; the name may hold escapes and "/", and libconfig opens
+ * include_dir + "/" + name with fopen(), following symlinks.  We refuse
+ * every name but a plain one, and read the file with the same trust checks
+ * as the policy before libconfig opens it.  A root-owned, non-writable
+ * directory means only root could swap it in between.  An @include line
+ * inside a block comment or a string is refused rather than guessed at.
+ *
+ * Line numbers: see Segment.
+ */
+static int
+scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown, unsigned depth,
+               BwshBindList *files, BwshError *err)
+{
+  enum { S_INITIAL, S_STRING, S_COMMENT } state = S_INITIAL;
+  const char *p = buf;
+  bool bol = true;
+  int line = 1;
+  int r;
+
+  r = doc_push_segment (d, name, 1);
+  if (r < 0)
+    return r;
+
+  while (*p != '\0')
+    {
+      if (bol)
+        {
+          const char *inc = line_include (p);
+
+          bol = false;
+          if (inc != NULL && state != S_INITIAL)
+            return bwsh_error_set (err, -EPERM, shown, line, 0,
+                                   "@include inside a comment or a string is refused");
+          if (inc != NULL)
+            {
+              const char *q = inc + 8, *start;
+
+              if (*q != ' ' && *q != '\t')
+                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
+              while (*q == ' ' || *q == '\t')
+                q++;
+              if (*q != '"')
+                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
+              start = ++q;
+              while (*q != '\0' && *q != '"' && *q != '\n')
+                q++;
+              if (*q != '"')
+                return bwsh_error_set (err, -EINVAL, shown, line, 0,
+                                       "@include: missing closing quote");
+              r = include_one (d, start, (size_t) (q - start), shown, line, depth, files, err);
+              if (r < 0)
+                return r;
+              /* Back in this file, on the same line, after the closing quote. */
+              r = doc_push_segment (d, name, line);
+              if (r < 0)
+                return r;
+              p = q + 1;
+              continue;
+            }
+        }
+
+      switch (state)
+        {
+        case S_INITIAL:
+          if (*p == '"')
+            state = S_STRING;
+          else if (p[0] == '/' && p[1] == '*')
+            {
+              state = S_COMMENT;
+              p++;
+            }
+          else if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+            {
+              while (p[1] != '\0' && p[1] != '\n')
+                p++;
+            }
+          break;
+        case S_STRING:
+          if (p[0] == '\\' && (p[1] == '"' || p[1] == '\\'))
+            p++;
+          else if (*p == '"')
+            state = S_INITIAL;
+          break;
+        case S_COMMENT:
+          if (p[0] == '*' && p[1] == '/')
+            {
+              state = S_INITIAL;
+              p++;
+            }
+          break;
+        default:
+          break;
+        }
+      if (*p == '\n')
+        {
+          line++;
+          d->vline++;
+          bol = true;
+        }
+      p++;
+    }
+  return 0;
+}
+
+int
+doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
+{
+  const char *file;
+  int line, r;
+
+  r = scan_includes (d, buf, NULL, d->filename, 0, files, err);
+  if (r < 0)
+    return r;
+
+  config_init (&d->cfg);
+  d->cfg_ready = true;
+  /* Without a directory scan_includes() has refused every @include. */
+  if (d->dir != NULL)
+    config_set_include_dir (&d->cfg, d->dir);
+  config_set_auto_convert (&d->cfg, CONFIG_FALSE);
+  if (config_read_string (&d->cfg, buf) != CONFIG_TRUE)
+    {
+      file = doc_locate (d, config_error_file (&d->cfg), config_error_line (&d->cfg), &line);
+      return bwsh_error_set (err, -EINVAL, file, line, 0, "%s",
+                             config_error_text (&d->cfg) != NULL ? config_error_text (&d->cfg)
+                                                                 : "parse error");
+    }
+  return 0;
+}
+

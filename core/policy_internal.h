@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the policy's files share (policy.c: lifetime, defaults and the
+ * settings schema; policy_include.c: documents and @include;
+ * policy_match.c: match blocks and precedence; policy_load.c: loading and
+ * trust).  Private to core/.
+ */
+#pragma once
+
+#include <libconfig.h>
+#include <limits.h>
+
+#include "bwsh.h"
+
+/* libconfig itself stops at 10 nested includes; stop a little earlier so the
+ * error is ours, with a file and line. */
+#define INCLUDE_DEPTH_MAX 8
+#define INCLUDES_MAX 64
+/* Drop-ins in conf.d: configuration management may add many, but not without bound. */
+#define CONFD_FILES_MAX 256
+#define MATCH_BLOCKS_MAX 1024
+#define NAME_LEN_MAX 256
+#define HOSTNAME_LEN_MAX 63
+
+/* A dummy home directory, only to validate "~" templates lexically. */
+#define CHECK_HOME "/home/bwsh-policy-check"
+
+/* libconfig 1.5 counts lines with one counter across @include (it does not
+ * save the line number when it switches files), so a setting in or after an
+ * included file carries a "virtual" line.  scan_includes() follows the same
+ * walk and records where each stretch of virtual lines came from. */
+typedef struct Segment
+{
+  char *name;   /* the file as libconfig names it: NULL for the top buffer */
+  int vstart;   /* first virtual line of the stretch */
+  int rstart;   /* its real line in that file */
+} Segment;
+
+typedef struct PolicyDoc
+{
+  config_t cfg;
+  bool cfg_ready;
+  char *filename; /* the top buffer's name, for messages */
+  char *dir;      /* @include confinement; NULL: no @include at all */
+  Segment *segs;
+  size_t n_segs, cap_segs;
+  unsigned n_includes;
+  int vline;      /* the scan's copy of libconfig's line counter */
+  char where[PATH_MAX + 1];
+} PolicyDoc;
+
+typedef struct Ctx
+{
+  PolicyDoc *doc;
+  BwshError *err;
+} Ctx;
+
+/* One setting of the schema (root_keys in policy.c): its parser and field. */
+typedef struct Key Key;
+typedef int (*KeyFn) (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
+                      const Key *k);
+struct Key
+{
+  const char *name;
+  KeyFn fn;
+  size_t off;
+  long long aux;   /* a minimum, or a second field's offset */
+  const Key *sub;  /* for groups */
+};
+
+typedef enum
+{
+  SCOPE_ROOT,  /* top level of a file: "match" is handled apart */
+  SCOPE_MATCH, /* a match block: "user" and "group" are its selector */
+  SCOPE_GROUP, /* a settings group such as "rlimits" */
+} Scope;
+
+extern const Key root_keys[];
+typedef bool (*NameCheck) (const char *s);
+
+/* policy.c (lifetime, defaults, settings) */
+int policy_dup (const BwshPolicy *p, BwshPolicy **ret);
+int get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
+bool account_name_ok (const char *s);
+int apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys, const char *prefix, Scope scope);
+bool is_vector (const config_setting_t *s);
+int fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+const char *type_name (const config_setting_t *s);
+const config_setting_t *located (const config_setting_t *list, const config_setting_t *e);
+void bind_list_clearp (BwshBindList *l);
+void policy_freep (BwshPolicy **p);
+
+/* policy_include.c (documents, @include, reading a file) */
+char *doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line);
+int doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err);
+int doc_new (const char *filename, const char *dir, PolicyDoc **ret);
+void doc_freep (PolicyDoc **d);
+PolicyDoc *doc_free (PolicyDoc *d);
+int read_policy_file (const char *path, char **ret_data, BwshError *err);
+int record_file (BwshBindList *files, const char *path);
+
+/* policy_match.c (match blocks, precedence) */
+int apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err);

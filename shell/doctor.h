@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bwshctl doctor's parts: the command runner (doctor_run.c), the `sshd -T`
+ * parser (doctor_sshd.c) and the PAM-stack walker (doctor_pam.c), apart from
+ * the checks (doctor.c) so that the parsers have unit tests.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Output of the commands the doctor runs is small; anything larger is cut. */
+#define CMD_OUTPUT_MAX (256 * 1024)
+#define CMD_TIMEOUT_MS 10000
+/* PAM stacks nest a few levels (@include common-session); more is a loop. */
+#define PAM_DEPTH_MAX 8
+#define PAM_LINE_MAX 4096
+
+/* ------------------------------------------------------------- commands */
+
+typedef struct
+{
+  char *out;
+  size_t out_len;
+  char *err;
+  size_t err_len;
+  int status;     /* waitpid() status */
+  int exec_errno; /* the exec failed with this, 0 = ran */
+  bool timed_out;
+} CmdResult;
+
+void cmd_result_clear (CmdResult *r);
+bool cmd_succeeded (const CmdResult *r);
+char *cmd_first_line (const CmdResult *r);
+/* In a child: drop to @uid/@gid (groups first) when root.  0 or -errno. */
+int drop_to (uid_t uid, gid_t gid);
+int run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *ret);
+
+/* ------------------------------------------------------------------ PAM */
+
+typedef struct
+{
+  const char *service;
+  size_t order;           /* session-phase modules seen so far */
+  bool bwsh;              /* pam_bwsh.so as a session module */
+  size_t bwsh_pos;
+  bool readenv;           /* pam_env.so user_readenv=1 (auth or session) */
+  size_t readenv_pos;     /* 0 for auth: before every session module */
+  char readenv_at[4200];  /* FILE:LINE */
+  bool loop;
+} PamStack;
+
+const char *module_base (const char *path);
+/* Walk ROOT/etc/pam.d/NAME (an absolute NAME as is, under ROOT), following
+ * @include, include and substack, into @st.  -errno when NAME cannot be read. */
+int walk_pam (const char *root, PamStack *st, const char *name, const char *type_filter, int depth);
+
+/* ----------------------------------------------------------------- sshd */
+
+typedef struct
+{
+  char **keys;
+  char **values;
+  size_t n;
+} SshdConfig;
+
+void sshd_config_clear (SshdConfig *c);
+int sshd_config_parse (const char *out, SshdConfig *c);
+const char *sshd_get (const SshdConfig *c, const char *key);
+bool is_no (const char *v);

@@ -513,7 +513,7 @@ check_shells (Doctor *d)
 static void
 check_pam_service (Doctor *d, const char *service, bool refused)
 {
-  PamStack st = { .service = service };
+  _cleanup_ (pam_stack_clear) PamStack st = { .service = service };
   int r = walk_pam (d->root, &st, service, NULL, 0);
   _cleanup_free_ char *fix = NULL;
 
@@ -555,24 +555,24 @@ check_pam_service (Doctor *d, const char *service, bool refused)
     {
       free (steal_pointer (&fix));
       if (asprintf (&fix, "remove user_readenv=1 from %s (the user's ~/.pam_environment is read by root, before bwsh)",
-                    st.readenv_at)
+                    st.readenv_at != NULL ? st.readenv_at : "?")
           < 0)
         fix = NULL;
       if (st.bwsh && st.readenv_pos > st.bwsh_pos)
         finding (d, LEVEL_ERROR, fix,
                  "pam: %s runs pam_env user_readenv=1 (%s) after pam_bwsh: what a user writes into "
                  "~/.pam_environment (LD_PRELOAD=...) is set after pam_bwsh's scrub and runs code outside the sandbox",
-                 service, st.readenv_at);
+                 service, st.readenv_at != NULL ? st.readenv_at : "?");
       else if (st.bwsh)
         finding (d, LEVEL_WARNING, fix,
                  "pam: %s reads ~/.pam_environment (pam_env user_readenv=1, %s) before the sandbox starts; pam_bwsh "
                  "scrubs the dangerous variables (LD_*, BASH_ENV, ENV, ...) but every other one reaches bwsh",
-                 service, st.readenv_at);
+                 service, st.readenv_at != NULL ? st.readenv_at : "?");
       else
         finding (d, LEVEL_ERROR, fix,
                  "pam: %s reads ~/.pam_environment (pam_env user_readenv=1, %s) and has no pam_bwsh to scrub it: "
                  "LD_PRELOAD=... in that file runs code outside the sandbox",
-                 service, st.readenv_at);
+                 service, st.readenv_at != NULL ? st.readenv_at : "?");
     }
 }
 

@@ -47,10 +47,11 @@ typedef struct
   size_t bwsh_pos;
   bool readenv;           /* pam_env.so user_readenv=1 (auth or session) */
   size_t readenv_pos;     /* 0 for auth: before every session module */
-  char readenv_at[4200];  /* FILE:LINE */
+  char *readenv_at;       /* FILE:LINE, NULL when out of memory */
   bool loop;
 } PamStack;
 
+void pam_stack_clear (PamStack *st);
 const char *module_base (const char *path);
 /* Walk ROOT/etc/pam.d/NAME (an absolute NAME as is, under ROOT), following
  * @include, include and substack, into @st.  -errno when NAME cannot be read. */

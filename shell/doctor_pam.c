@@ -22,6 +22,12 @@
 #include "cleanup.h"
 #include "doctor.h"
 
+void
+pam_stack_clear (PamStack *st)
+{
+  free (st->readenv_at);
+  st->readenv_at = NULL;
+}
 
 const char *
 module_base (const char *path)
@@ -29,7 +35,6 @@ module_base (const char *path)
   const char *b = strrchr (path, '/');
   return b != NULL ? b + 1 : path;
 }
-
 
 static void
 pam_line (const char *root, PamStack *st, char *line, const char *file, int lineno, const char *type_filter, int depth)
@@ -92,7 +97,9 @@ pam_line (const char *root, PamStack *st, char *line, const char *file, int line
             /* The last one counts: it is the one that runs after the others. */
             st->readenv = true;
             st->readenv_pos = strcasecmp (type, "session") == 0 ? st->order : 0;
-            snprintf (st->readenv_at, sizeof st->readenv_at, "%s:%d", file, lineno);
+            free (st->readenv_at);
+            if (asprintf (&st->readenv_at, "%s:%d", file, lineno) < 0)
+              st->readenv_at = NULL;
           }
     }
 }

@@ -661,6 +661,10 @@ bwsh_session_freep (BwshSession **s)
   bwsh_session_free (*s);
 }
 
+/* The PAM services that run the login shell (sshd, login, su, ...): the
+ * one list pam_bwsh's documentation and doctor's PAM checks use. */
+const char *const *bwsh_login_services (size_t *ret_n);
+
 /* True when @service (PAM_SERVICE) is one the policy refuses for subjects. */
 bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
 

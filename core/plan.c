@@ -15,6 +15,7 @@
 #include <fnmatch.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -916,6 +917,83 @@ build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, Bws
   return 0;
 }
 
+/* ------------------------------------------------------------------ merge */
+
+/*
+ * Policy x user overlay, in one table, the way OpenSSH's sshauthopt_merge()
+ * reads.  The defaults are in place (add_defaults()); the entries below are
+ * merged over them in this order, and every rule of the merge is applied by
+ * the step named here, nowhere else:
+ *
+ *   precedence  policy > user > default on the same destination; the lower
+ *               one is SHADOWED with a warning (add_bind(), find_dest())
+ *   ceilings    a user's read-write bind only under rw_ceilings, a user's
+ *               read-only bind only under ro_ceilings when set, never /,
+ *               /proc, /dev, /sys, as written and as resolved
+ *               (check_path_rules(), again in bwsh_plan_resolve())
+ *   locks       /, /dev, /proc, /usr, /etc and the policy's "locked" cannot
+ *               be disabled; a policy bind cannot be disabled (apply_disable())
+ *   protection  protected paths under a read-write mount are bound again
+ *               read-only, at their path and at their resolution, and the
+ *               way to them is pinned (add_protected(), after the merge)
+ *   project     the user's sandboxProjectDir replaces the policy's only if
+ *               user_project_dir allows it, checked like a read-write bind
+ *               (choose_project_dir(), before the defaults)
+ *   limits      user entries past max_mounts are refused (enforce_mount_limit())
+ *   coalescing  a user bind an identical parent bind already shows is
+ *               COALESCED (coalesce(), after resolution)
+ *
+ * The policy's entries are trusted (they may bind anything but /, /proc,
+ * /dev, /sys); the user's are checked.  A refused entry is reported and the
+ * rest still applies; only strict mode refuses the session.
+ */
+typedef enum
+{
+  MERGE_RO_BIND,
+  MERGE_RW_BIND,
+  MERGE_DISABLE,
+} MergeOp;
+
+typedef struct
+{
+  BwshOrigin origin;
+  size_t list;      /* offset of the BwshBindList in BwshPolicy or BwshUserConfig */
+  MergeOp op;
+  const char *key;  /* as the administrator or the user wrote it */
+} MergeEntry;
+
+static const MergeEntry merge_table[] = {
+  { BWSH_ORIGIN_POLICY, offsetof (BwshPolicy, ro_binds), MERGE_RO_BIND, "ro_binds" },
+  { BWSH_ORIGIN_POLICY, offsetof (BwshPolicy, rw_binds), MERGE_RW_BIND, "rw_binds" },
+  { BWSH_ORIGIN_USER, offsetof (BwshUserConfig, ro_binds), MERGE_RO_BIND, "additionalROBinds" },
+  { BWSH_ORIGIN_USER, offsetof (BwshUserConfig, rw_binds), MERGE_RW_BIND, "additionalBinds" },
+  { BWSH_ORIGIN_USER, offsetof (BwshUserConfig, disabled), MERGE_DISABLE, "disabledDefaultBinds" },
+};
+
+/* @uc is NULL when the policy allows no overlay. */
+static int
+merge (Ctx *c, const BwshUserConfig *uc)
+{
+  for (size_t t = 0; t < BWSH_N_ELEMENTS (merge_table); t++)
+    {
+      const MergeEntry *e = &merge_table[t];
+      const void *from = e->origin == BWSH_ORIGIN_POLICY ? (const void *) c->pol : (const void *) uc;
+      const BwshBindList *l;
+
+      if (from == NULL)
+        continue;
+      l = (const BwshBindList *) (const void *) ((const char *) from + e->list);
+      for (size_t i = 0; i < l->n; i++)
+        {
+          int r = e->op == MERGE_DISABLE ? apply_disable (c, &l->items[i])
+                                         : add_bind (c, &l->items[i], e->op == MERGE_RW_BIND, e->key);
+          if (r < 0)
+            return r;
+        }
+    }
+  return 0;
+}
+
 /* ------------------------------------------------------------------ build */
 
 int
@@ -975,20 +1053,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (r < 0)
     goto out;
 
-  for (size_t i = 0; i < pol->ro_binds.n && r >= 0; i++)
-    r = add_bind (&c, &pol->ro_binds.items[i], false, "ro_binds");
-  for (size_t i = 0; i < pol->rw_binds.n && r >= 0; i++)
-    r = add_bind (&c, &pol->rw_binds.items[i], true, "rw_binds");
-
-  if (uc != NULL && pol->user_overlay_allowed)
-    {
-      for (size_t i = 0; i < uc->ro_binds.n && r >= 0; i++)
-        r = add_bind (&c, &uc->ro_binds.items[i], false, "additionalROBinds");
-      for (size_t i = 0; i < uc->rw_binds.n && r >= 0; i++)
-        r = add_bind (&c, &uc->rw_binds.items[i], true, "additionalBinds");
-      for (size_t i = 0; i < uc->disabled.n && r >= 0; i++)
-        r = apply_disable (&c, &uc->disabled.items[i]);
-    }
+  r = merge (&c, pol->user_overlay_allowed ? uc : NULL);
   if (r < 0)
     goto out;
 

@@ -579,7 +579,8 @@ check_pam_service (Doctor *d, const char *service, bool refused)
 static void
 check_pam (Doctor *d)
 {
-  static const char *const services[] = { "sshd", "login", "su", "su-l" };
+  size_t n_services;
+  const char *const *services = bwsh_login_services (&n_services);
   _cleanup_free_ char *dir = at_root (d, "/etc/pam.d");
   struct stat st;
 
@@ -588,7 +589,7 @@ check_pam (Doctor *d)
       finding (d, LEVEL_NOTE, NULL, "pam: /etc/pam.d: %s; PAM stacks not checked", strerror (errno));
       return;
     }
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (services); i++)
+  for (size_t i = 0; i < n_services; i++)
     check_pam_service (d, services[i], false);
   /* Services that never run the login shell: only pam_bwsh can refuse them. */
   for (size_t i = 0; d->policy != NULL && i < d->policy->refused_services.n; i++)

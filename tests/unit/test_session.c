@@ -159,6 +159,13 @@ test_services_that_never_run_the_login_shell_are_refused (void **state)
 
   (void) state;
   assert_int_equal (bwsh_policy_new_defaults (&pol), 0);
+  /* The services that run the login shell are never the ones refused. */
+  size_t n = 0;
+  const char *const *login = bwsh_login_services (&n);
+  assert_true (n >= 4);
+  for (size_t i = 0; i < n; i++)
+    if (bwsh_policy_refuses_service (pol, login[i]))
+      fail_msg ("%s runs the login shell but the default policy refuses it", login[i]);
   for (size_t i = 0; i < BWSH_N_ELEMENTS (cases); i++)
     if (bwsh_policy_refuses_service (pol, cases[i].service) != cases[i].refused)
       fail_msg ("service %s: want refused=%d", cases[i].service ? cases[i].service : "(null)", cases[i].refused);

@@ -1,0 +1,136 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Every bwsh message the documentation quotes is what bwsh really prints.
+#
+# The messages are taken from the documents themselves (docs/man/*.scd and
+# docs/admin-guide.md: every quoted line that starts with "bwsh: ").  Then
+# each situation they describe is made real on the policy tree, bwsh runs,
+# and its stderr is collected, with this test's paths and names put back to
+# the documents' examples (/etc/bwsh, /home/alice, alice, uid 1000).  Each
+# quoted message must equal a real line; "..." and _PLACEHOLDER_ in the
+# documents stand for any text.  A message nobody made real fails too: a new
+# quote needs a situation here.
+set -u
+. "$(dirname "$0")/pol_lib.sh"
+pol_setup
+: "${BWSH_SOURCE_DIR:=$(cd "$_pol_lib_dir/../.." && pwd)}"
+H=$IT_HOME
+BWSH=$IT_PREFIX/bin/bwsh
+REAL=$IT_TMP/real.txt
+: >"$REAL"
+
+# run_bwsh [ENV...] -- ARGS: bwsh as the user; its stderr, normalised, joins $REAL.
+collect()
+{
+  sed -e "s|$POL_DIR|/etc/bwsh|g" -e "s|$H|/home/alice|g" -e "s|$IT_USER|alice|g" \
+    -e "s|$IT_PREFIX/bin/bwsh|/usr/bin/bwsh|g" "$IT_TMP/err" >>"$REAL"
+}
+run_bwsh()
+{
+  local envs=()
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done
+  shift
+  IT_RC=0
+  timeout -k 5 60 env -i "${envs[@]}" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups "$BWSH" "$@" \
+    </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  collect
+}
+fresh()
+{
+  pol_restore
+  it_as_user rm -rf "$H/.config/bwsh"
+  it_as_user mkdir -p "$H/project"
+}
+
+it_check "the situations the documents describe"
+# An untrusted policy, drop-in and directory.
+fresh; chmod 0666 "$POL"; run_bwsh -- -c true
+fresh; printf 'hostname = "x";\n' >"$POL_DIR/conf.d/x.conf"; chmod 0644 "$POL_DIR/conf.d/x.conf"
+chown "$IT_UID" "$POL_DIR/conf.d/x.conf"; run_bwsh -- -c true
+sed -i "s|uid $IT_UID,|uid 1000,|" "$REAL"
+fresh; printf 'hostname = "x";\n' >"$POL_DIR/conf.d/x.conf"; chmod 0644 "$POL_DIR/conf.d/x.conf"
+chmod 0777 "$POL_DIR/conf.d"; run_bwsh -- -c true
+# A typo on line 12, a bad value on line 3.
+fresh; pol_write "$(printf '#\n%.0s' 1 2 3 4 5 6 7 8 9 10 11; printf 'netwrk = "none";')"; run_bwsh -- -c true
+fresh; pol_write "$(printf '#\n#\nnetwork = "nowhere";')"; run_bwsh -- -c true
+# strict, with two refused entries.
+fresh; pol_write 'strict = true;'
+it_user_config '{ "preferences": { "sandboxBwrapMounts": { "additionalBinds": [ "/etc", "/usr" ] } } }'
+run_bwsh -- -c true
+# Landlock required on a kernel with ABI 3 (a test build can only lower it).
+fresh; pol_write 'landlock = { mode = "required"; };'; run_bwsh BWSH_TEST_LANDLOCK_ABI=3 -- -c true
+# No home; a project directory in the way; an unknown uid.
+fresh; mv "$H" "$H.away"; run_bwsh -- -c true; mv "$H.away" "$H"
+fresh; it_as_user rm -rf "$H/project"; it_as_user touch "$H/project"; run_bwsh -- -c true
+it_as_user rm -f "$H/project"
+fresh; uid=1234; while getent passwd "$uid" >/dev/null; do uid=$((uid + 1)); done
+IT_RC=0; timeout 60 setpriv --reuid="$uid" --regid="$uid" --clear-groups "$BWSH" -c true </dev/null \
+  >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+sed -i "s|uid $uid\$|uid 1234|" "$IT_TMP/err"; collect
+# bwrap missing: hidden in a private mount namespace.
+fresh; cp /usr/bin/setpriv "$IT_TMP/setpriv"
+IT_RC=0; timeout 60 unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=0755 none "$(dirname "$1")" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
+  sh "$(command -v bwrap)" "$IT_TMP/setpriv" "$IT_UID" "$IT_GID" "$BWSH" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+sed -i "s|$(command -v bwrap)|/usr/bin/bwrap|" "$IT_TMP/err"; collect
+# setuid: a real uid that is not the effective one.
+fresh; IT_RC=0
+timeout 60 python3 -c 'import os, sys; os.setresgid(int(sys.argv[2]), int(sys.argv[2]), int(sys.argv[2])); os.setgroups([]); os.setresuid(int(sys.argv[1]), 0, 0); os.execv(sys.argv[3], [sys.argv[3], "-c", "true"])' \
+  "$IT_UID" "$IT_GID" "$BWSH" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+collect
+fresh; run_bwsh -- -x
+# The overlay of bwsh-config.json(5) and the guide, line for line.
+fresh; pol_write 'project_dir = "~/project";'
+it_user_config '{
+  "preferences": {
+    "sandboxBwrapMounts": {
+      "additionalROBinds": [
+        "/proc/self",
+        "/opt/data" ],
+      "additionalBinds": [
+        "/etc" ],
+      "disabledDefaultBinds":[ "/usr" ] } } }'
+run_bwsh -- -c true
+fresh; it_user_config '{
+  "preferences": {'
+run_bwsh -- -c true
+fresh; it_user_config '{}'; it_as_user chmod 0666 "$H/.config/bwsh/config.json"; run_bwsh -- -c true
+fresh; it_user_config '{}'; it_as_user mv "$H/.config/bwsh/config.json" "$H/.config/bwsh/real.json"
+it_as_user ln -s real.json "$H/.config/bwsh/config.json"; run_bwsh -- -c true
+fresh
+
+it_check "every message the documents quote is a line bwsh printed"
+res=$(python3 - "$BWSH_SOURCE_DIR" "$REAL" <<'PY'
+import glob, os, re, sys
+src, real = sys.argv[1], sys.argv[2]
+lines = [l.rstrip("\n") for l in open(real, encoding="utf-8", errors="replace")]
+quoted = []
+for path in sorted(glob.glob(os.path.join(src, "docs/man/*.scd"))) + [os.path.join(src, "docs/admin-guide.md")]:
+    section = ""
+    for n, l in enumerate(open(path, encoding="utf-8"), 1):
+        if l.startswith("#"):
+            section = l
+        # pam_bwsh's table is the PAM suite's (tests/pam): its lines reach the user through PAM.
+        if "pam_bwsh" in section and path.endswith(".md"):
+            continue
+        for m in re.finditer(r"`(bwsh: [^`]*)`", l) if path.endswith(".md") else []:
+            quoted.append((path, n, m.group(1)))
+        s = l.strip()
+        if s.startswith("bwsh: ") and (path.endswith(".scd") or not l.startswith("|")):
+            quoted.append((path, n, s.rstrip("+").rstrip()))
+bad = []
+for path, n, q in quoted:
+    q = q.replace("\\\\", "\\")
+    rx = re.escape(q)
+    rx = rx.replace(re.escape("..."), ".*")
+    rx = re.sub(r"_[A-Za-z]+_", ".+", rx)
+    rx = re.sub(r"\\ \\\(exit\\ 2\\\)$", "", rx)
+    if not any(re.fullmatch(rx, l) for l in lines):
+        bad.append("%s:%d: %s" % (os.path.relpath(path, src), n, q))
+print("\n".join(bad) if bad else "ok %d" % len(quoted))
+PY
+)
+case $res in
+  "ok "*) it_log "$res messages checked" ;;
+  *) it_fail "quoted but never printed:"$'\n'"$res"; printf '%s\n' "--- what bwsh printed:" >&2; cat "$REAL" >&2 ;;
+esac

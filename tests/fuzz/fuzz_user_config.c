@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cleanup.h"
 #include "invariants.h"
 
 int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
@@ -36,7 +37,6 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
   BwshUserConfig *uc = NULL;
   BwshDiag diag = { 0 };
   BwshError err = { 0 };
-  char msg[sizeof err.file + BWSH_MESSAGE_MAX + 32];
   int r;
 
   if (policy == NULL)
@@ -60,9 +60,9 @@ LLVMFuzzerTestOneInput (const uint8_t *data, size_t size)
     {
       if (uc != NULL)
         abort ();
-      bwsh_error_format (&err, msg, sizeof msg);
+      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
       /* jansson's own text quotes the input; ours must not, and must stay on one line. */
-      if (err.message[0] == '\0' || has_control (msg))
+      if (err.message[0] == '\0' || msg == NULL || has_control (msg))
         {
           fprintf (stderr, "INVARIANT VIOLATED: parse error without a clean one-line message\n");
           abort ();

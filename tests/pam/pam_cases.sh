@@ -334,6 +334,51 @@ cron_service_refused)
   assert_out "conv: error: bwsh: service batchjob never runs the login shell; refused for sandboxed user $U"
   ;;
 
+documented_messages_are_what_pam_bwsh_says)
+  # Every message admin-guide.md's pam_bwsh table quotes is what the module
+  # says to the user (conv) or to syslog, checked by tests/doc_messages.py.
+  SRC=$(cd "$(dirname "$0")/../.." && pwd)
+  : >"$T/real"
+  # h ARGS: the harness; what the user was told, and the log, with this
+  # test's names put back to the guide's (alice, /etc/bwsh/bwsh.conf).
+  h ()
+  {
+    harness "$@"
+    { sed -n 's/^conv: error: //p' "$T/out"; sed 's/^.*pam_bwsh([^)]*): //' "$T/syslog"; } |
+      sed -e "s|$CONF|/etc/bwsh/bwsh.conf|g" -e "s|$BWSH_BINDIR/bwsh|/usr/bin/bwsh|g" \
+        -e "s|$T/home/$U|/home/alice|g" -e "s|$U|alice|g" >>"$T/real"
+  }
+  make_user "$BWSH_BINDIR/bwsh"
+  subject_policy "$U" ""
+  write_service cron "policy=$CONF"
+  h --expect PAM_SESSION_ERR "$T/pam" cron "$U"
+  write_service sshd "policy=$CONF"
+  h --expect PAM_SUCCESS --env LD_PRELOAD=/tmp/evil.so "$T/pam" sshd "$U"
+  wait_log "removed LD_PRELOAD"
+  write_service login "policy=$CONF polcy=/x"
+  h --expect PAM_SERVICE_ERR "$T/pam" login "$U"
+  wait_log 'unknown or invalid option "polcy=/x"'
+  write_policy "subjects = { users = [\"$U\"]; };
+#
+#
+network = \"nowhere\";"
+  write_service login "policy=$CONF"
+  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  subject_policy "$U" ""
+  rm -rf "$T/home/$U/project"
+  touch "$T/home/$U/project"
+  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  rm -f "$T/home/$U/project"
+  make_user /bin/bash
+  subject_policy "$U" ""
+  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  res=$(python3 "$SRC/tests/doc_messages.py" "$SRC" "$T/real" pam)
+  case $res in
+    "ok "*) echo "$res quoted messages checked" ;;
+    *) sed 's/^/  real| /' "$T/real" >&2; fail "quoted but never said: $res" ;;
+  esac
+  ;;
+
 unknown_option_refused)
   # "polcy=" must not silently mean "the default policy".
   make_user "$BWSH_BINDIR/bwsh"

@@ -100,36 +100,7 @@ it_as_user ln -s real.json "$H/.config/bwsh/config.json"; run_bwsh -- -c true
 fresh
 
 it_check "every message the documents quote is a line bwsh printed"
-res=$(python3 - "$BWSH_SOURCE_DIR" "$REAL" <<'PY'
-import glob, os, re, sys
-src, real = sys.argv[1], sys.argv[2]
-lines = [l.rstrip("\n") for l in open(real, encoding="utf-8", errors="replace")]
-quoted = []
-for path in sorted(glob.glob(os.path.join(src, "docs/man/*.scd"))) + [os.path.join(src, "docs/admin-guide.md")]:
-    section = ""
-    for n, l in enumerate(open(path, encoding="utf-8"), 1):
-        if l.startswith("#"):
-            section = l
-        # pam_bwsh's table is the PAM suite's (tests/pam): its lines reach the user through PAM.
-        if "pam_bwsh" in section and path.endswith(".md"):
-            continue
-        for m in re.finditer(r"`(bwsh: [^`]*)`", l) if path.endswith(".md") else []:
-            quoted.append((path, n, m.group(1)))
-        s = l.strip()
-        if s.startswith("bwsh: ") and (path.endswith(".scd") or not l.startswith("|")):
-            quoted.append((path, n, s.rstrip("+").rstrip()))
-bad = []
-for path, n, q in quoted:
-    q = q.replace("\\\\", "\\")
-    rx = re.escape(q)
-    rx = rx.replace(re.escape("..."), ".*")
-    rx = re.sub(r"_[A-Za-z]+_", ".+", rx)
-    rx = re.sub(r"\\ \\\(exit\\ 2\\\)$", "", rx)
-    if not any(re.fullmatch(rx, l) for l in lines):
-        bad.append("%s:%d: %s" % (os.path.relpath(path, src), n, q))
-print("\n".join(bad) if bad else "ok %d" % len(quoted))
-PY
-)
+res=$(python3 "$BWSH_SOURCE_DIR/tests/doc_messages.py" "$BWSH_SOURCE_DIR" "$REAL" bwsh)
 case $res in
   "ok "*) it_log "$res messages checked" ;;
   *) it_fail "quoted but never printed:"$'\n'"$res"; printf '%s\n' "--- what bwsh printed:" >&2; cat "$REAL" >&2 ;;

@@ -218,6 +218,15 @@ row setting_protected 'protected = ( "~/.ssh", "~/rw/keep" );' \
 row setting_locked 'locked = ( "/tmp" );' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"disabledDefaultBinds\": [ \"/tmp\" ] } } }" \
   "/tmp" ""
+row setting_user_overlay 'user_overlay = false;' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
+  "" "$IT_TMP/forced"
+row setting_user_project_dir 'user_project_dir = false;' \
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw\" } }" \
+  "$H/project" "$H/rw"
+row control_user_project_dir '' \
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw\" } }" \
+  "$H/rw" ""
 row setting_ro_binds "ro_binds = ( \"$IT_TMP/forced\" );" "" "$IT_TMP/forced" ""
 row setting_rw_binds "rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );" "" "/srv/share" ""
 row setting_env_allow 'env_allow = [ "BWREC_*" ];' "" "BWREC_ONE" "NOT_ALLOWED"

@@ -259,6 +259,41 @@ test_plan_digest_changes_with_what_the_sandbox_does (void **state)
   assert_string_not_equal (base, other);
   f->pol->rlimit_nproc = BWSH_RLIMIT_UNSET;
 
+  /* Landlock travels in the plan: pam_bwsh's BWSH_PLAN covers it. */
+  f->pol->landlock = BWSH_LANDLOCK_OFF;
+  digest_of (f, NULL, NULL, other);
+  assert_string_not_equal (base, other);
+  f->pol->landlock = BWSH_LANDLOCK_BEST_EFFORT;
+  f->pol->scope_signal = !f->pol->scope_signal;
+  digest_of (f, NULL, NULL, other);
+  assert_string_not_equal (base, other);
+  f->pol->scope_signal = !f->pol->scope_signal;
+  {
+    BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+    char a1[65], a2[65];
+    f->pol->tcp_connect_set = true;
+    digest_of (f, NULL, NULL, a1);
+    assert_string_not_equal (base, a1);
+    assert_int_equal (bwsh_bind_list_add (&f->pol->tcp_connect, "443", NULL, &from), 0);
+    digest_of (f, NULL, NULL, a2);
+    assert_string_not_equal (a1, a2);
+    bwsh_bind_list_clear (&f->pol->tcp_connect);
+    f->pol->tcp_connect_set = false;
+  }
+
+  f->pol->root_tmpfs_size = 4096;
+  digest_of (f, NULL, NULL, other);
+  assert_string_not_equal (base, other);
+  f->pol->root_tmpfs_size = 64ull * 1024 * 1024;
+
+  {
+    char *old = f->pol->hostname;
+    f->pol->hostname = S ("box");
+    digest_of (f, NULL, NULL, other);
+    assert_string_not_equal (base, other);
+    f->pol->hostname = old;
+  }
+
   {
     char *old = f->pol->shell;
     f->pol->shell = S ("/bin/zsh");

@@ -35,6 +35,12 @@ it_user_config '{ "preferences": { "sandboxBwrapMounts": { "additionalBinds": [ 
 ctl check --user "$IT_USER"
 it_assert_rc 1
 it_assert_err_has "/etc: read-write binds are only allowed under the read-write ceilings"
+it_check "check --user USER says why bwsh would refuse USER's session"
+pol_write 'strict = true;'
+ctl check --user "$IT_USER"
+it_assert_rc 1
+it_assert_err_has "a session would be refused: cannot build the sandbox: strict policy: 1 configuration entry was refused"
+pol_restore
 it_as_user rm -f "$IT_HOME/.config/bwsh/config.json"
 ctl check --user "$IT_USER"
 it_assert_rc 0

@@ -6,10 +6,11 @@ set -eu
 BWSH_BUILD_DEPS="build-essential cmake pkg-config bubblewrap libjansson-dev libconfig-dev \
 libpam0g-dev libseccomp-dev libcmocka-dev"
 # What the test suite drives for real: PAM stacks, sshd and its clients,
-# file-transfer tools, fuzzing and memory checkers, man page tools.
+# file-transfer tools, fuzzing and memory checkers, man page tools, a directory
+# (slapd and sssd for tests/fleet).
 BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3 clang \
 libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
-cron at xauth"
+cron at xauth slapd ldap-utils sssd-ldap sssd-tools libnss-sss"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor python3-jsonschema"
 

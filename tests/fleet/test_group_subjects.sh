@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Policy by directory group, over ssh, against a real slapd + sssd with
+# 1,000 users (tests/fleet/lib.sh):
+#   - a member of the subject group logs in sandboxed, with bwsh as shell
+#     from SSSD's override_shell (LDAP says /bin/bash);
+#   - a "match" block naming a group that holds the subject group (nested)
+#     applies to that member;
+#   - a user outside every subject group is not affected;
+#   - adding a user to the group in LDAP, then `sss_cache -E`, confines them
+#     at their next login.
+. "$(dirname "$0")/lib.sh"
+fleet_enter_namespace "$@"
+fleet_setup
+
+IN=$(fleet_user 1)     # member of ${PFX}confined
+OUT=$(fleet_user 2)    # in no subject group
+MOVED=$(fleet_user 3)  # added to ${PFX}confined during the test
+for u in "$IN" "$OUT" "$MOVED"; do fleet_home_for "$u"; done
+
+fleet_policy "subjects = { groups = [ \"${FLEET_PFX}confined\" ]; };
+match = ( { group = \"${FLEET_PFX}staff\"; hostname = \"fleet-staff\"; } );"
+ssh_start fleet snippet "AllowUsers ${FLEET_PFX}u*"
+HOST_INIT=$(cat /proc/1/comm)
+
+it_check "NSS in the namespace resolves the directory, nested groups included"
+it_assert_eq "$IT_BWSH" "$(getent passwd "$IN" | cut -d: -f7)" "shell of $IN (override_shell)"
+it_assert_eq /bin/bash "$(getent passwd "$OUT" | cut -d: -f7)" "shell of $OUT (from LDAP)"
+id -nG "$IN" | tr ' ' '\n' | grep -qx "${FLEET_PFX}staff" || it_fail "$IN is not in ${FLEET_PFX}staff: $(id -nG "$IN")"
+
+it_check "a member of the subject group logs in sandboxed"
+ssh_mark
+fleet_assert_session "$IN" "bwrap fleet-staff"
+
+it_check "a user outside every subject group is not affected"
+fleet_assert_session "$OUT" "$HOST_INIT $(hostname)"
+
+it_check "before the move, $MOVED is not confined"
+fleet_assert_session "$MOVED" "$HOST_INIT $(hostname)"
+
+it_check "added to the group in LDAP, cache expired: confined at the next login"
+fleet_ldap_modify "dn: cn=${FLEET_PFX}confined,$FLEET_GROUPS_DN
+changetype: modify
+add: member
+member: uid=$MOVED,$FLEET_PEOPLE
+"
+sss_cache -E || it_fail "sss_cache -E failed"
+it_assert_eq "$IT_BWSH" "$(getent passwd "$MOVED" | cut -d: -f7)" "shell of $MOVED after the move"
+fleet_assert_session "$MOVED" "bwrap fleet-staff"
+
+it_check "removed from the group again: no longer a subject after sss_cache -E"
+fleet_ldap_modify "dn: cn=${FLEET_PFX}confined,$FLEET_GROUPS_DN
+changetype: modify
+delete: member
+member: uid=$MOVED,$FLEET_PEOPLE
+"
+sss_cache -E || it_fail "sss_cache -E failed"
+fleet_assert_session "$MOVED" "$HOST_INIT $(hostname)"

@@ -299,6 +299,8 @@ typedef struct BwshPolicy
   BwshBindList subject_users;
   BwshBindList subject_groups;
   bool is_subject;           /* resolved for the identity the policy was loaded for */
+  BwshBindList match_users;  /* every "match" block's user names, with file:line, */
+  BwshBindList match_groups; /* applied or not (for bwsh_nss_check) */
   bool require_shell;
   BwshBindList refused_services;
   /* landlock (#9) */
@@ -328,6 +330,36 @@ int bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret
  * @dir confines @include. */
 int bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename,
                               const char *dir, const BwshIdentity *id, BwshError *err);
+
+/* ------------------------------------------------------- names and NSS */
+
+/* One user or group name the policy uses to choose whom it concerns. */
+typedef struct BwshNssName
+{
+  char *name;
+  bool is_group;
+  const char *key;  /* "subjects.users", "subjects.groups", "match.user", "match.group" */
+  BwshSource from;  /* where the name is written */
+  int lookup;       /* 0: NSS knows it; -ENOENT: NSS does not; other -errno: the lookup failed */
+  long members;     /* groups, with @resolve: how many users hold it; -1 otherwise */
+} BwshNssName;
+
+typedef struct BwshNssReport
+{
+  BwshNssName *items; /* each name once, in policy order: subjects, then match blocks */
+  size_t n;
+  size_t n_unknown;   /* items whose lookup is not 0 */
+} BwshNssReport;
+
+/* Look up through NSS every user and group name of @p's "subjects" and of
+ * its "match" blocks: a name NSS does not know confines nobody, so it is
+ * most likely a typo.  With @resolve, count the users of each group: its
+ * member list (SSSD flattens nested groups into it) plus the accounts NSS
+ * enumerates whose primary group it is (SSSD enumerates no directory users
+ * unless "enumerate = true", so those are local accounts).  The report
+ * borrows its file names from @p: clear it before freeing @p.  Never prints. */
+int bwsh_nss_check (const BwshPolicy *p, bool resolve, BwshNssReport *ret, BwshError *err);
+void bwsh_nss_report_clear (BwshNssReport *r);
 
 /* ------------------------------------------------------------ user overlay */
 

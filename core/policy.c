@@ -51,7 +51,8 @@ static const size_t list_fields[] = {
   offsetof (BwshPolicy, env_allow),      offsetof (BwshPolicy, subject_users),
   offsetof (BwshPolicy, subject_groups), offsetof (BwshPolicy, refused_services),
   offsetof (BwshPolicy, tcp_connect),    offsetof (BwshPolicy, tcp_bind),
-  offsetof (BwshPolicy, files),
+  offsetof (BwshPolicy, files),          offsetof (BwshPolicy, match_users),
+  offsetof (BwshPolicy, match_groups),
 };
 
 static const size_t string_fields[] = {

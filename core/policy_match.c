@@ -103,6 +103,10 @@ apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *
                      phase == PHASE_USER ? "user names" : "group names", true, &names);
       if (r < 0)
         return r;
+      for (size_t j = 0; j < names.n; j++)
+        if ((r = bwsh_bind_list_add (phase == PHASE_USER ? &p->match_users : &p->match_groups,
+                                     names.items[j].src, NULL, &names.items[j].from)) < 0)
+          return r;
       for (size_t j = 0; id != NULL && j < names.n; j++)
         if (phase == PHASE_USER ? strcmp (id->name, names.items[j].src) == 0
                                 : bwsh_identity_in_group (id, names.items[j].src))

@@ -2,7 +2,7 @@
 /*
  * bwshctl: the administrator's view of bwsh.
  *
- *   bwshctl check [--user USER] [--policy FILE] [--user-config FILE]
+ *   bwshctl check [--user USER] [--policy FILE] [--user-config FILE] [--resolve]
  *   bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]
  *   bwshctl doctor [--user USER] [--policy FILE]
  *
@@ -33,7 +33,7 @@ static int
 usage (FILE *f, int code)
 {
   fprintf (f,
-           "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE]\n"
+           "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE] [--resolve]\n"
            "       bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]\n"
            "       bwshctl doctor [--user USER] [--policy FILE]\n"
            "       bwshctl --version\n");
@@ -61,6 +61,7 @@ enum
   OPT_USER_CONFIG,
   OPT_USER,
   OPT_JSON,
+  OPT_RESOLVE,
   OPT_HELP,
 };
 
@@ -70,6 +71,7 @@ typedef struct
   const char *user_config;
   const char *user;
   bool json;
+  bool resolve;
   bool help;
 } Options;
 
@@ -97,6 +99,9 @@ set_option (void *userdata, int id, const char *arg)
     case OPT_JSON:
       o->json = true;
       break;
+    case OPT_RESOLVE:
+      o->resolve = true;
+      break;
     case OPT_HELP:
       o->help = true;
       break;
@@ -107,14 +112,15 @@ set_option (void *userdata, int id, const char *arg)
 }
 
 /* Options common to check and explain; explain also takes --json and the
- * user as an operand (the same as --user). */
+ * user as an operand (the same as --user), check takes --resolve. */
 static int
 parse_options (int argc, char **argv, Options *o, bool explain)
 {
   static const CtlOption opts[] = {
     { "policy", true, OPT_POLICY },     { "user-config", true, OPT_USER_CONFIG },
     { "user", true, OPT_USER },         { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },           { "json", false, OPT_JSON },
+    { "h", false, OPT_HELP },           { "resolve", false, OPT_RESOLVE },
+    { "json", false, OPT_JSON },
   };
   const char *operands[1];
   size_t n = 0;
@@ -125,6 +131,11 @@ parse_options (int argc, char **argv, Options *o, bool explain)
     return -1;
   if (n == 1 && set_option (o, OPT_USER, operands[0]) < 0)
     return -1;
+  if (explain && o->resolve)
+    {
+      fprintf (stderr, "bwshctl: --resolve is for check\n");
+      return -1;
+    }
   if (o->help)
     exit (usage (stdout, 0));
   return 0;
@@ -190,6 +201,40 @@ check_access (const Options *o, const char *what)
   return 0;
 }
 
+/* Names NSS does not know confine nobody: warn (the exit status stays 0,
+ * a directory may be down while the policy is fine).  With --resolve, the
+ * number of users of each group. */
+static int
+check_names (const BwshPolicy *pol, bool resolve)
+{
+  BwshNssReport rep = { 0 };
+  BwshError err = { 0 };
+  int r = bwsh_nss_check (pol, resolve, &rep, &err);
+
+  if (r < 0)
+    {
+      print_error ("", &err);
+      return r;
+    }
+  for (size_t i = 0; i < rep.n; i++)
+    {
+      const BwshNssName *n = &rep.items[i];
+      const char *kind = n->is_group ? "group" : "user";
+      const char *file = n->from.file != NULL ? n->from.file : "-";
+
+      if (n->lookup == -ENOENT)
+        fprintf (stderr, "%s:%d: warning: %s: no %s \"%s\" in NSS: it confines nobody\n", file, n->from.line,
+                 n->key, kind, n->name);
+      else if (n->lookup < 0)
+        fprintf (stderr, "%s:%d: warning: %s: cannot look up %s \"%s\": %s\n", file, n->from.line, n->key, kind,
+                 n->name, strerror (-n->lookup));
+      else if (resolve && n->is_group)
+        printf ("%s: group %s: %ld %s\n", n->key, n->name, n->members, n->members == 1 ? "user" : "users");
+    }
+  bwsh_nss_report_clear (&rep);
+  return 0;
+}
+
 static int
 cmd_check (int argc, char **argv)
 {
@@ -207,7 +252,11 @@ cmd_check (int argc, char **argv)
 
   r = prepare (&o, BWSH_SESSION_CHECK, &s, &err);
   if (s != NULL && s->policy != NULL)
-    printf ("%s: policy valid\n", policy);
+    {
+      printf ("%s: policy valid\n", policy);
+      if (check_names (s->policy, o.resolve) < 0)
+        return 1;
+    }
   if (s != NULL)
     {
       print_diag (&s->diag, "");

@@ -93,6 +93,8 @@ fleet_cleanup()
   local pid
   fleet_sssd_stop
   fleet_slapd_stop
+  # A private tree (no fixture) is removed after this: not while bound.
+  umount "$IT_PREFIX/etc/bwsh/bwsh.conf" 2>/dev/null
   # Sessions of directory users, found by uid range, killed by pid.
   for pid in $(ps -e -o pid= -o uid= -o stat= | awk -v lo="$FLEET_BASE" -v hi=$((FLEET_BASE + FLEET_USERS)) \
     '$2 > lo && $2 <= hi && $3 !~ /^Z/ { print $1 }'); do

@@ -37,7 +37,10 @@ login_ms()
   t0=$(date +%s%N)
   fleet_ssh_as "$1" 'cat /proc/1/comm'
   t1=$(date +%s%N)
-  [ "$IT_RC" = 0 ] && [ "$IT_OUT" = bwrap ] || { it_fail "login of $1 not sandboxed: $IT_RC $IT_OUT $IT_ERR"; exit 1; }
+  if [ "$IT_RC" != 0 ] || [ "$IT_OUT" != bwrap ]; then
+    it_fail "login of $1 not sandboxed: $IT_RC $IT_OUT $IT_ERR"
+    exit 1
+  fi
   echo $(((t1 - t0) / 1000)) | awk '{ printf "%.1f\n", $1 / 1000 }'
 }
 

@@ -37,8 +37,8 @@
 #   fleet_home_for NAME    create NAME's home under $IT_ROOT/home with the
 #                          client key in authorized_keys (for ssh logins)
 #   fleet_slapd_start / fleet_slapd_stop
-#   fleet_sssd_start [offline]   start sssd; wait until it resolves user 1
-#                          (with "offline": only until its NSS socket exists)
+#   fleet_sssd_start online|offline   start sssd; wait until it resolves
+#                          user 1 (offline: only until its NSS socket exists)
 #   fleet_sssd_stop
 #   fleet_sssd_cold        stop sssd and remove its cache (db and memory cache)
 #   fleet_policy TEXT      TEXT is the policy of pam_bwsh ($SSH_POLICY) and,
@@ -64,7 +64,6 @@ FLEET_BASE=
 FLEET_LDAP_PORT=
 FLEET_SLAPD_PID=
 FLEET_SSSD_PID=
-FLEET_SSSD_EXTRA=()   # lines appended to the next fleet_sssd_start's [domain/fleet]
 
 fleet_log() { printf 'fleet: %s\n' "$*" >&2; }
 
@@ -138,7 +137,7 @@ fleet_setup()
   ldapadd -x -H "ldap://127.0.0.1:$FLEET_LDAP_PORT" -D "$FLEET_ROOTDN" -w "$FLEET_ROOTPW" \
     -f "$FLEET_DIR/groups.ldif" >"$FLEET_DIR/ldapadd.log" 2>&1 \
     || { tail "$FLEET_DIR/ldapadd.log" >&2; it_fail "ldapadd of the groups failed"; exit 1; }
-  fleet_sssd_start
+  fleet_sssd_start online
   fleet_log "directory $FLEET_SUFFIX on 127.0.0.1:$FLEET_LDAP_PORT, $FLEET_USERS users ${FLEET_PFX}u*, uids from $((FLEET_BASE + 1))"
 }
 
@@ -272,13 +271,11 @@ fleet_write_sssd_conf()
 
 fleet_sssd_domain()
 {
-  local line
   printf 'id_provider = ldap\nauth_provider = none\n'
   printf 'ldap_uri = ldap://127.0.0.1:%s\nldap_search_base = %s\n' "$FLEET_LDAP_PORT" "$FLEET_SUFFIX"
   printf 'ldap_schema = rfc2307bis\nldap_group_member = member\nldap_group_object_class = posixGroup\n'
   printf 'ldap_network_timeout = 2\nldap_opt_timeout = 2\nldap_search_timeout = 3\n'
   printf 'cache_credentials = true\nentry_cache_timeout = 600\n'
-  for line in "${FLEET_SSSD_EXTRA[@]}"; do printf '%s\n' "$line"; done
 }
 
 fleet_sssd_start()
@@ -288,7 +285,7 @@ fleet_sssd_start()
   /usr/sbin/sssd -i -c "$FLEET_DIR/sssd.conf" --logger=stderr -d 1 </dev/null >>"$FLEET_DIR/sssd.log" 2>&1 &
   FLEET_SSSD_PID=$!
   for _ in $(seq 200); do
-    [ -S /var/lib/sss/pipes/nss ] && { [ "${1:-}" = offline ] || getent passwd "$(fleet_user 1)" >/dev/null; } \
+    [ -S /var/lib/sss/pipes/nss ] && { [ "$1" = offline ] || getent passwd "$(fleet_user 1)" >/dev/null; } \
       && return 0
     kill -0 "$FLEET_SSSD_PID" 2>/dev/null || break
     sleep 0.05
@@ -344,6 +341,7 @@ fleet_home_for()
 
 # What a session shows of where it runs: pid 1's name (bwrap in the
 # sandbox), the hostname (a policy match block sets one) and the uid.
+# shellcheck disable=SC2016 # expanded by the session's shell
 FLEET_PROBE='printf "%s %s %s\n" "$(cat /proc/1/comm)" "$(cat /proc/sys/kernel/hostname)" "$(id -u)"'
 
 # fleet_assert_session NAME WANT: ssh in as NAME, run FLEET_PROBE; it

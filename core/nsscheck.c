@@ -122,6 +122,8 @@ typedef struct
 static void
 members_free (GroupMembers *g, size_t n)
 {
+  if (g == NULL)
+    return;
   for (size_t i = 0; i < n; i++)
     {
       for (char **m = g[i].mem; m != NULL && *m != NULL; m++)

@@ -497,6 +497,7 @@ typedef struct BwshPlan
   int64_t rlimit_nofile;
   size_t n_refused;
   bool strict;
+  unsigned max_mounts; /* mounts that may reach bwrap; resolution cuts user binds past it */
   /* The rules resolution re-checks resolved sources against, expanded for
    * this user (read-write and read-only ceilings, protected paths). */
   char **rw_ceilings;
@@ -527,6 +528,10 @@ typedef enum
  * re-check the resolved path against the same rules, open it with
  * bwsh_open_path_nofollow() and keep the fd.  A missing source becomes
  * SKIPPED with a warning; a resolved path that breaks a rule becomes REFUSED.
+ * Then binds a parent bind already shows become COALESCED, max_mounts cuts
+ * the user's binds that still reach bwrap, and if RLIMIT_NOFILE (soft raised
+ * up to hard) cannot hold an fd per bind, the last user binds are REFUSED
+ * with one warning, or -EMFILE if the others alone do not fit.
  * In strict mode any refusal fails with -EPERM.  In a dry run a directory the
  * plan would create is resolved as if it existed, and nothing is opened. */
 int bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err);

@@ -18,7 +18,11 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdint.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bwsh.h"
@@ -169,14 +173,21 @@ typedef struct
   size_t n_locked;
 } Ctx;
 
+/* djb2 over the first @n bytes of @s: a destination or one of its parents. */
 static size_t
-hash_path (const char *s)
+hash_path_n (const char *s, size_t n)
 {
   size_t h = 5381;
 
-  for (; *s != '\0'; s++)
-    h = h * 33 + (unsigned char) *s;
+  for (size_t i = 0; i < n; i++)
+    h = h * 33 + (unsigned char) s[i];
   return h;
+}
+
+static size_t
+hash_path (const char *s)
+{
+  return hash_path_n (s, strlen (s));
 }
 
 static int
@@ -816,28 +827,6 @@ sort_by_depth (BwshPlan *p)
   return 0;
 }
 
-static int
-enforce_mount_limit (Ctx *c)
-{
-  size_t accepted = 0;
-
-  for (size_t i = 0; i < c->p->n_mounts; i++)
-    accepted += c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && c->p->mounts[i].from.origin != BWSH_ORIGIN_USER;
-  for (size_t i = 0; i < c->p->n_mounts; i++)
-    {
-      BwshMount *m = &c->p->mounts[i];
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || m->from.origin != BWSH_ORIGIN_USER)
-        continue;
-      if (++accepted <= c->pol->max_mounts)
-        continue;
-      int r = refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
-                      c->pol->max_mounts);
-      if (r < 0)
-        return r;
-    }
-  return 0;
-}
-
 /* ------------------------------------------------------------ environment */
 
 static bool
@@ -1030,6 +1019,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   p->rlimit_core = pol->rlimit_core;
   p->rlimit_nproc = pol->rlimit_nproc;
   p->rlimit_nofile = pol->rlimit_nofile;
+  p->max_mounts = pol->max_mounts;
   if ((p->shell = strdup (pol->shell)) == NULL || (p->home = strdup (id->home)) == NULL
       || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
     return -ENOMEM;
@@ -1063,10 +1053,6 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   r = sort_by_depth (p);
   if (r < 0)
     goto out;
-  r = enforce_mount_limit (&c);
-  if (r < 0)
-    goto out;
-
   r = build_env (id, pol, envp, p, err);
   if (r < 0)
     goto out;
@@ -1098,43 +1084,244 @@ is_bind (BwshMountKind k)
   return k == BWSH_MOUNT_RO_BIND || k == BWSH_MOUNT_BIND || k == BWSH_MOUNT_DEV_BIND;
 }
 
-/* Drop a bind that an accepted parent bind of the same kind already shows
- * identically: bwrap's cost grows with every mount. */
-static void
-coalesce (BwshPlan *p)
+/* "No parent" in the covering-mount table of coalesce(). */
+#define NO_PARENT SIZE_MAX
+
+/* Destination -> the last accepted mount with that destination, probed with
+ * a prefix of another destination so that no parent path is copied. */
+typedef struct
 {
+  const BwshMount *mounts;
+  size_t *slots; /* index + 1, 0 = empty */
+  size_t cap;    /* power of two, at least twice the number of mounts */
+} DestMap;
+
+static size_t *
+dest_map_slot (DestMap *d, const char *dest, size_t n)
+{
+  size_t k = hash_path_n (dest, n) & (d->cap - 1);
+
+  for (;; k = (k + 1) & (d->cap - 1))
+    {
+      const char *have;
+
+      if (d->slots[k] == 0)
+        return &d->slots[k];
+      have = d->mounts[d->slots[k] - 1].dest;
+      if (strncmp (have, dest, n) == 0 && have[n] == '\0')
+        return &d->slots[k];
+    }
+}
+
+/* The deepest mount in @d whose destination is @dest or a parent of it:
+ * at most one probe per path element, whatever the size of the plan. */
+static size_t
+dest_map_cover (DestMap *d, const char *dest)
+{
+  size_t n = strlen (dest);
+
+  for (;;)
+    {
+      size_t v = *dest_map_slot (d, dest, n);
+      if (v != 0)
+        return v - 1;
+      if (n <= 1)
+        return NO_PARENT;
+      while (n > 1 && dest[n - 1] != '/')
+        n--;
+      if (n > 1)
+        n--; /* "/a/b" -> "/a"; "/a" -> "/" */
+    }
+}
+
+/* Whether @q (a bind over a parent of @m's destination) already shows what
+ * @m would bind: same kind, and @m's source lies at the same offset below
+ * @q's source as its destination does below @q's destination. */
+static bool
+shows_same (const BwshMount *q, const BwshMount *m)
+{
+  if (q->kind != m->kind || q->src == NULL || !bwsh_path_has_prefix (m->src, q->src))
+    return false;
+  const char *dtail = m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest));
+  const char *stail = m->src + (strcmp (q->src, "/") == 0 ? 0 : strlen (q->src));
+  return strcmp (dtail, stail) == 0;
+}
+
+/* Drop a bind that an accepted parent bind of the same kind already shows
+ * identically: bwrap's cost grows with every mount.  The mounts are in
+ * depth order, so the deepest earlier mount covering a destination is the
+ * last one entered for the nearest of its parents.  @ret_parent[i] is the
+ * bind that now shows mount i, or NO_PARENT. */
+static int
+coalesce (BwshPlan *p, size_t *ret_parent)
+{
+  DestMap map = { .mounts = p->mounts, .cap = 64 };
+  int r = 0;
+
+  while (map.cap < p->n_mounts * 2)
+    map.cap *= 2;
+  map.slots = calloc (map.cap, sizeof *map.slots);
+  if (map.slots == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < p->n_mounts && r >= 0; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+
+      ret_parent[i] = NO_PARENT;
+      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      if (is_bind (m->kind) && m->from.origin != BWSH_ORIGIN_POLICY)
+        {
+          size_t q = dest_map_cover (&map, m->dest);
+          if (q != NO_PARENT && shows_same (&p->mounts[q], m))
+            {
+              r = set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s",
+                              p->mounts[q].dest);
+              ret_parent[i] = q;
+              continue;
+            }
+        }
+      *dest_map_slot (&map, m->dest, strlen (m->dest)) = i + 1;
+    }
+  free (map.slots);
+  return r;
+}
+
+/* A coalesced bind was left to its parent: if the parent does not reach
+ * bwrap after all, neither does it. */
+static bool
+parent_dropped (const BwshPlan *p, const size_t *parent, size_t i)
+{
+  return p->mounts[i].verdict == BWSH_VERDICT_COALESCED && parent[i] != NO_PARENT
+         && p->mounts[parent[i]].verdict != BWSH_VERDICT_ACCEPTED;
+}
+
+/* max_mounts counts what reaches bwrap: after resolution and coalescing, so
+ * that entries bwrap never sees cost nothing and warn about nothing.  The
+ * defaults and the policy's own binds are never cut. */
+static int
+enforce_mount_limit (BwshPlan *p, const size_t *parent)
+{
+  size_t accepted = 0;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    accepted += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].from.origin != BWSH_ORIGIN_USER;
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       BwshMount *m = &p->mounts[i];
-      ssize_t parent = -1;
+      bool orphan = parent_dropped (p, parent, i);
 
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin == BWSH_ORIGIN_POLICY)
+      if (!orphan && (m->verdict != BWSH_VERDICT_ACCEPTED || m->from.origin != BWSH_ORIGIN_USER))
         continue;
-      /* The deepest mount before this one that covers its destination. */
-      for (size_t j = 0; j < i; j++)
-        {
-          const BwshMount *q = &p->mounts[j];
-          if (q->verdict == BWSH_VERDICT_ACCEPTED && bwsh_path_has_prefix (m->dest, q->dest)
-              && (parent < 0 || bwsh_path_depth (q->dest) >= bwsh_path_depth (p->mounts[parent].dest)))
-            parent = (ssize_t) j;
-        }
-      if (parent < 0)
+      if (!orphan && ++accepted <= p->max_mounts)
         continue;
-      const BwshMount *q = &p->mounts[parent];
-      if (q->kind != m->kind || q->src == NULL || !bwsh_path_has_prefix (m->src, q->src))
-        continue;
-      /* Same offset below both: dest - q.dest == src - q.src. */
-      const char *dtail = m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest));
-      const char *stail = m->src + (strcmp (q->src, "/") == 0 ? 0 : strlen (q->src));
-      if (strcmp (dtail, stail) != 0)
-        continue;
-      set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s", q->dest);
-      if (m->fd >= 0)
-        {
-          close (m->fd);
-          m->fd = -1;
-        }
+      int r = refuse (p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
+                      p->max_mounts);
+      if (r < 0)
+        return r;
     }
+  return 0;
+}
+
+/* Descriptors kept free for what follows the binds: the seccomp and --args
+ * memfds, syslog, the journal, libc and NSS. */
+#define FD_RESERVE 16
+
+static size_t
+count_open_fds (void)
+{
+  _cleanup_close_ int dfd = open ("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char buf[4096];
+  size_t n = 0;
+  ssize_t len;
+
+  if (dfd < 0)
+    return FD_RESERVE; /* a guess; a real shortage still fails with EMFILE */
+  while ((len = syscall (SYS_getdents64, dfd, buf, sizeof buf)) > 0)
+    for (ssize_t o = 0; o < len;)
+      {
+        const struct dirent64 *e = (const struct dirent64 *) (buf + o);
+        n += e->d_name[0] != '.';
+        o += e->d_reclen;
+      }
+  return n > 0 ? n - 1 : 0; /* not dfd itself */
+}
+
+static size_t
+count_fd_binds (const BwshPlan *p, bool user_only)
+{
+  size_t n = 0;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    n += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && is_bind (p->mounts[i].kind)
+         && (!user_only || p->mounts[i].from.origin == BWSH_ORIGIN_USER);
+  return n;
+}
+
+/*
+ * Every bind reaches bwrap as an O_PATH fd, held from here to the exec.
+ * Count them up front rather than fail bind by bind: the soft
+ * RLIMIT_NOFILE is raised as far as the hard one allows (any process may do
+ * that; the session inherits it, unless the policy sets rlimits.nofile); if
+ * that is still too few, the user's last binds are left out with one
+ * warning (degraded, like max_mounts: an overlay cannot lock its owner out,
+ * and a strict policy refuses), and a plan whose defaults and policy binds
+ * alone do not fit is refused.  bwsh and pam_bwsh both come here.
+ */
+static int
+reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
+{
+  size_t need = count_fd_binds (p, false), in_use, avail, drop;
+  struct rlimit rl;
+
+  if (getrlimit (RLIMIT_NOFILE, &rl) < 0)
+    return 0;
+  /* The common case costs no syscall more: far below the soft limit. */
+  if (rl.rlim_cur == RLIM_INFINITY || need * 2 + 4 * FD_RESERVE <= rl.rlim_cur)
+    return 0;
+  in_use = count_open_fds ();
+  if (in_use + need + FD_RESERVE > rl.rlim_cur && rl.rlim_cur < rl.rlim_max)
+    {
+      struct rlimit raised = { .rlim_max = rl.rlim_max };
+      raised.rlim_cur = in_use + need + FD_RESERVE;
+      if (rl.rlim_max != RLIM_INFINITY && raised.rlim_cur > rl.rlim_max)
+        raised.rlim_cur = rl.rlim_max;
+      if (setrlimit (RLIMIT_NOFILE, &raised) == 0)
+        rl.rlim_cur = raised.rlim_cur;
+    }
+  avail = rl.rlim_cur > in_use + FD_RESERVE ? rl.rlim_cur - in_use - FD_RESERVE : 0;
+  if (need <= avail)
+    return 0;
+  if (need - count_fd_binds (p, true) > avail)
+    return bwsh_error_set (err, -EMFILE, NULL, 0, 0,
+                           "the sandbox needs %zu open files for its binds, the open file limit "
+                           "(ulimit -n, hard %llu) leaves %zu",
+                           need, (unsigned long long) rl.rlim_max, avail);
+
+  /* The last user binds go, as with max_mounts; then what they covered. */
+  drop = need - avail;
+  for (size_t i = p->n_mounts; i-- > 0 && drop > 0;)
+    {
+      BwshMount *m = &p->mounts[i];
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin != BWSH_ORIGIN_USER)
+        continue;
+      if (set_reason (m, BWSH_VERDICT_REFUSED, "left out: no file descriptor for it under the open file limit") < 0)
+        return -ENOMEM;
+      p->n_refused++;
+      drop--;
+    }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (parent_dropped (p, parent, i))
+      {
+        if (set_reason (&p->mounts[i], BWSH_VERDICT_REFUSED,
+                        "left out: no file descriptor for it under the open file limit") < 0)
+          return -ENOMEM;
+        p->n_refused++;
+      }
+  return bwsh_diag_add (&p->diag,
+                        "%zu of the user's binds left out: the open file limit (ulimit -n, hard %llu) leaves "
+                        "file descriptors for %zu binds",
+                        need - avail, (unsigned long long) rl.rlim_max, avail);
 }
 
 /* Dry run: where @path, which bwsh would create under $HOME, would be.
@@ -1182,6 +1369,54 @@ fatal (BwshPlan *p, BwshMount *m, BwshResolveMode mode, int r, BwshError *first,
   return 0;
 }
 
+/* Open each bind's resolved source: bwrap gets the fd, never the path.
+ * Parents come first, so a coalesced bind knows whether its parent made it. */
+static int
+open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResolveMode mode, BwshError *first)
+{
+  size_t opened = 0;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+      BwshError e = { 0 };
+      int r;
+
+      if (parent_dropped (p, parent, i))
+        {
+          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s, which showed it, could not be bound",
+                      p->mounts[parent[i]].dest);
+          if (r < 0)
+            return r;
+          continue;
+        }
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || unopened[i])
+        continue;
+      r = bwsh_open_path_nofollow (m->src, &m->fd);
+      if (r == -EMFILE || r == -ENFILE)
+        /* Counted above, so only a process that came with its descriptors
+         * used up gets here. */
+        return bwsh_error_set (first, r, NULL, 0, 0, "out of file descriptors after %zu binds (ulimit -n)",
+                               opened);
+      if (r < 0 && m->from.origin == BWSH_ORIGIN_DEFAULT && !m->optional)
+        {
+          r = bwsh_error_set (&e, r, NULL, 0, 0, "cannot open %s: %s", m->src, strerror (-r));
+          if ((r = fatal (p, m, mode, r, first, &e)) < 0)
+            return r;
+          continue;
+        }
+      if (r < 0)
+        {
+          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
+          if (r < 0)
+            return r;
+          continue;
+        }
+      opened++;
+    }
+  return 0;
+}
+
 int
 bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
 {
@@ -1193,8 +1428,16 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
     .protected_paths = p->protected_paths, .n_protected = p->n_protected,
   };
   BwshError first = { 0 }, e_mount = { 0 };
+  /* parent: see coalesce(); unopened: a dry run's directories to be created */
+  _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
+  _cleanup_free_ bool *unopened = calloc (p->n_mounts + 1, sizeof *unopened);
   int r = 0;
 
+  if (parent == NULL || unopened == NULL)
+    {
+      r = -ENOMEM;
+      goto out;
+    }
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       BwshMount *m = &p->mounts[i];
@@ -1279,30 +1522,18 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
           r = set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
           if (r < 0)
             goto out;
+          unopened[i] = true;
         }
-      else
-        {
-          r = bwsh_open_path_nofollow (resolved, &m->fd);
-          if (r < 0)
-            {
-              if (m->from.origin == BWSH_ORIGIN_DEFAULT && !m->optional)
-                {
-                  r = bwsh_error_set (&e_mount, r, NULL, 0, 0, "cannot open %s: %s", resolved, strerror (-r));
-                  if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
-                    goto out;
-                  continue;
-                }
-              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
-              if (r < 0)
-                goto out;
-              continue;
-            }
-        }
+      /* Opened below, once coalescing and the limits have said which
+       * binds reach bwrap: the open refuses any symlink on the way, so the
+       * checked path is what gets bound. */
       free (m->src);
       m->src = steal_pointer (&resolved);
     }
 
-  coalesce (p);
+  if ((r = coalesce (p, parent)) < 0 || (r = enforce_mount_limit (p, parent)) < 0
+      || (r = reserve_fds (p, parent, &first)) < 0 || (r = open_sources (p, parent, unopened, mode, &first)) < 0)
+    goto out;
 
   if (first.errnum != 0)
     {

@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -158,6 +160,64 @@ build (const Fx *f, const BwshUserConfig *uc)
   return build_env (f, uc, NULL);
 }
 
+static void dump (const BwshPlan *p);
+
+/*
+ * The coalescing rule as first written: for each accepted bind not from the
+ * policy, the deepest earlier accepted mount covering its destination (the
+ * later one on a tie) shows it if it is a bind of the same kind and the
+ * source lies at the same offset.  Quadratic, so a reference only: every
+ * plan resolve() sees must come out the same from bwsh's linear version.
+ * Plans with mounts cut by a limit are left out (the limit applies after).
+ */
+static void
+assert_coalesced_as_reference (const BwshPlan *p)
+{
+  BwshVerdict *v = calloc (p->n_mounts + 1, sizeof *v);
+
+  REQUIRE (v);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const char *why = p->mounts[i].reason;
+      if (why != NULL && (strstr (why, "limit") != NULL || strstr (why, "could not be bound") != NULL))
+        {
+          free (v);
+          return;
+        }
+      v[i] = p->mounts[i].verdict == BWSH_VERDICT_COALESCED ? BWSH_VERDICT_ACCEPTED : p->mounts[i].verdict;
+    }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+      bool bind = m->kind == BWSH_MOUNT_RO_BIND || m->kind == BWSH_MOUNT_BIND || m->kind == BWSH_MOUNT_DEV_BIND;
+      ssize_t parent = -1;
+
+      if (v[i] != BWSH_VERDICT_ACCEPTED || !bind || m->from.origin == BWSH_ORIGIN_POLICY)
+        continue;
+      for (size_t j = 0; j < i; j++)
+        if (v[j] == BWSH_VERDICT_ACCEPTED && bwsh_path_has_prefix (m->dest, p->mounts[j].dest)
+            && (parent < 0 || bwsh_path_depth (p->mounts[j].dest) >= bwsh_path_depth (p->mounts[parent].dest)))
+          parent = (ssize_t) j;
+      if (parent < 0)
+        continue;
+      const BwshMount *q = &p->mounts[parent];
+      if (q->kind != m->kind || q->src == NULL || !bwsh_path_has_prefix (m->src, q->src))
+        continue;
+      const char *dtail = m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest));
+      const char *stail = m->src + (strcmp (q->src, "/") == 0 ? 0 : strlen (q->src));
+      if (strcmp (dtail, stail) == 0)
+        v[i] = BWSH_VERDICT_COALESCED;
+    }
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if ((v[i] == BWSH_VERDICT_COALESCED) != (p->mounts[i].verdict == BWSH_VERDICT_COALESCED))
+      {
+        dump (p);
+        fail_msg ("mount %zu (%s): %s, the reference rule says %s", i, p->mounts[i].dest,
+                  bwsh_verdict_to_string (p->mounts[i].verdict), bwsh_verdict_to_string (v[i]));
+      }
+  free (v);
+}
+
 static void
 resolve (BwshPlan *p)
 {
@@ -165,6 +225,7 @@ resolve (BwshPlan *p)
   int r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
   if (r != 0)
     fail_msg ("bwsh_plan_resolve: %d %s", r, err.message);
+  assert_coalesced_as_reference (p);
 }
 
 /* Build from the overlay text (with @H/@O), free the overlay. */
@@ -186,11 +247,17 @@ hp (const Fx *f, const char *rel)
 }
 
 static void
-mkdirs (const Fx *f, const char *rel)
+mkdirs_under (const char *base, const char *rel)
 {
   char path[PATH_MAX * 2];
-  snprintf (path, sizeof path, "%s/%s", f->home, rel);
+  snprintf (path, sizeof path, "%s/%s", base, rel);
   assert_int_equal (unit_mkdirs (path), 0);
+}
+
+static void
+mkdirs (const Fx *f, const char *rel)
+{
+  mkdirs_under (f->home, rel);
 }
 
 static void
@@ -1090,25 +1157,72 @@ test_chosen_project_dir_symlink_outside_home_refused (void **state)
 
 /* --------------------------------------------------------- mount limit */
 
+static size_t
+count_verdict (const BwshPlan *p, BwshVerdict v, int origin)
+{
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    n += p->mounts[i].verdict == v && (origin < 0 || (int) p->mounts[i].from.origin == origin);
+  return n;
+}
+
+/* What reaches bwrap with no overlay: the limit is set relative to it. */
+static size_t
+base_mounts (const Fx *f)
+{
+  BwshPlan *p = build (f, NULL);
+  size_t n;
+
+  resolve (p);
+  n = count_verdict (p, BWSH_VERDICT_ACCEPTED, -1);
+  bwsh_plan_free (p);
+  return n;
+}
+
+/* An overlay of @n read-only binds "@H/@rel/dK" or "@O/@rel/dK" (K < @n), made. */
+static char *
+overlay_of_dirs (const Fx *f, bool outside, const char *rel, size_t n)
+{
+  size_t cap = 128 + n * (strlen (outside ? f->outside : f->home) + strlen (rel) + 32);
+  char *json = malloc (cap);
+  size_t o = 0;
+
+  REQUIRE (json);
+  o += (size_t) snprintf (json + o, cap - o, MOUNTS ("\"additionalROBinds\": ["));
+  o -= 3; /* reopen the list: MOUNTS() closed it */
+  for (size_t i = 0; i < n; i++)
+    {
+      char d[64];
+      snprintf (d, sizeof d, "%s/d%zu", rel, i);
+      if (outside)
+        mkdirs_under (f->outside, d);
+      else
+        mkdirs (f, d);
+      o += (size_t) snprintf (json + o, cap - o, "%s\"%s/%s\"", i ? "," : "", outside ? f->outside : f->home, d);
+    }
+  snprintf (json + o, cap - o, "]}}}");
+  return json;
+}
+
 static void
 test_mount_flood_refused_beyond_policy_limit (void **state)
 {
   Fx *f = *state;
   BwshPlan *p;
-  size_t defaults = 0, user_ok = 0, user_refused = 0;
-
-  p = build (f, NULL);
-  defaults = p->n_mounts;
-  bwsh_plan_free (p);
+  size_t defaults = base_mounts (f), user_ok = 0, user_refused = 0;
+  char *json = overlay_of_dirs (f, true, "srv", 5);
 
   /* Under the limit: all five accepted. */
-  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv/1\", \"/srv/2\", \"/srv/3\", \"/srv/4\", \"/srv/5\"]"));
+  p = build_json (f, json);
+  resolve (p);
   assert_int_equal (p->n_refused, 0);
   assert_int_equal (p->diag.n, 0);
+  assert_int_equal (count_verdict (p, BWSH_VERDICT_ACCEPTED, BWSH_ORIGIN_USER), 5);
   bwsh_plan_free (p);
 
   f->pol->max_mounts = (unsigned) defaults + 2;
-  p = build_json (f, MOUNTS ("\"additionalROBinds\": [\"/srv/1\", \"/srv/2\", \"/srv/3\", \"/srv/4\", \"/srv/5\"]"));
+  p = build_json (f, json);
+  resolve (p);
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       if (p->mounts[i].from.origin != BWSH_ORIGIN_USER)
@@ -1119,16 +1233,12 @@ test_mount_flood_refused_beyond_policy_limit (void **state)
       user_ok += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED;
       user_refused += p->mounts[i].verdict == BWSH_VERDICT_REFUSED;
     }
-  {
-    size_t total = 0;
-    for (size_t i = 0; i < p->n_mounts; i++)
-      total += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED;
-    if (total > f->pol->max_mounts || user_ok != 2)
-      {
-        dump (p);
-        fail_msg ("max_mounts %u: %zu mounts accepted (%zu of them the user's)", f->pol->max_mounts, total, user_ok);
-      }
-  }
+  if (count_verdict (p, BWSH_VERDICT_ACCEPTED, -1) > f->pol->max_mounts || user_ok != 2)
+    {
+      dump (p);
+      fail_msg ("max_mounts %u: %zu mounts accepted (%zu of them the user's)", f->pol->max_mounts,
+                count_verdict (p, BWSH_VERDICT_ACCEPTED, -1), user_ok);
+    }
   assert_int_equal (user_refused, 3);
   assert_int_equal (p->n_refused, 3);
   assert_int_equal (p->diag.n, 3);
@@ -1137,15 +1247,78 @@ test_mount_flood_refused_beyond_policy_limit (void **state)
     snprintf (limit, sizeof limit, "limit of %zu mounts", defaults + 2);
     assert_int_equal (diag_count (p, limit), 3);
   }
-  assert_int_equal (diag_count (p, "/srv/3"), 1);
-  assert_int_equal (diag_count (p, "/srv/5"), 1);
+  assert_int_equal (diag_count (p, "/srv/d2"), 1);
+  assert_int_equal (diag_count (p, "/srv/d4"), 1);
   bwsh_plan_free (p);
+  free (json);
 
   /* Defaults are never cut, even by an absurd limit. */
   f->pol->max_mounts = 1;
   p = build (f, NULL);
+  resolve (p);
   for (size_t i = 0; i < p->n_mounts; i++)
-    assert_int_equal (p->mounts[i].verdict, BWSH_VERDICT_ACCEPTED);
+    assert_true (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED || p->mounts[i].verdict == BWSH_VERDICT_SKIPPED);
+  bwsh_plan_free (p);
+  f->pol->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
+}
+
+static void
+test_redundant_binds_do_not_count_toward_max_mounts (void **state)
+{
+  /* 1,000 binds already visible through the read-only $HOME never reach
+   * bwrap: they neither use up the limit nor warn about it. */
+  Fx *f = *state;
+  size_t defaults = base_mounts (f);
+  char *json = overlay_of_dirs (f, false, "data", 1000);
+  BwshPlan *p;
+
+  f->pol->max_mounts = (unsigned) defaults + 1;
+  p = build_json (f, json);
+  resolve (p);
+  assert_int_equal (count_verdict (p, BWSH_VERDICT_COALESCED, BWSH_ORIGIN_USER), 1000);
+  assert_int_equal (count_verdict (p, BWSH_VERDICT_ACCEPTED, -1), defaults);
+  assert_int_equal (p->n_refused, 0);
+  assert_int_equal (p->diag.n, 0);
+  for (size_t i = 0; i < p->n_mounts; i++)
+    assert_int_equal (p->mounts[i].fd >= 0, p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
+                                                && (p->mounts[i].kind == BWSH_MOUNT_RO_BIND
+                                                    || p->mounts[i].kind == BWSH_MOUNT_BIND));
+  bwsh_plan_free (p);
+  f->pol->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
+  free (json);
+}
+
+static void
+test_bind_covered_by_a_bind_over_the_limit_is_cut_too (void **state)
+{
+  /* @O/a at /mnt/a shows @O/a/b at /mnt/a/b, so the second is coalesced;
+   * when the limit cuts /mnt/a, /mnt/a/b must not silently vanish with it. */
+  static const char overlay[] = MOUNTS ("\"additionalROBinds\": [{\"src\": \"@O/z\", \"dst\": \"/mnt/0\"},"
+                                        " {\"src\": \"@O/a/b\", \"dst\": \"/mnt/a/b\"},"
+                                        " {\"src\": \"@O/a\", \"dst\": \"/mnt/a\"}]");
+  Fx *f = *state;
+  size_t defaults = base_mounts (f);
+  BwshPlan *p;
+
+  mkdirs_under (f->outside, "a/b");
+  mkdirs_under (f->outside, "z");
+  f->pol->max_mounts = (unsigned) defaults + 1;
+  p = build_json (f, overlay);
+  resolve (p);
+  assert_int_equal (must (find (p, "/mnt/0", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, "/mnt/a", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_REFUSED);
+  assert_int_equal (must (find (p, "/mnt/a/b", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_REFUSED);
+  assert_int_equal (diag_count (p, "/mnt/a: the policy's limit"), 1);
+  assert_int_equal (diag_count (p, "/mnt/a/b: the policy's limit"), 1);
+  bwsh_plan_free (p);
+
+  /* With room for both, the child is coalesced into its parent. */
+  f->pol->max_mounts = (unsigned) defaults + 2;
+  p = build_json (f, overlay);
+  resolve (p);
+  assert_int_equal (must (find (p, "/mnt/a", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, "/mnt/a/b", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_COALESCED);
+  assert_int_equal (p->diag.n, 0);
   bwsh_plan_free (p);
   f->pol->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
 }
@@ -1178,6 +1351,196 @@ test_redundant_ro_bind_coalesced_only_under_identical_parent (void **state)
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
   assert_int_equal (p->diag.n, 0);
   bwsh_plan_free (p);
+}
+
+static void
+test_coalescing_follows_nearest_parent_whatever_the_order (void **state)
+{
+  /* Listed children first, duplicated, renamed, through a symlink: the
+   * verdicts are those of the reference rule (checked in resolve()), and
+   * these spell out the ones that matter. */
+  Fx *f = *state;
+  BwshPlan *p;
+  char *docs;
+
+  mkdirs_under (f->outside, "t/a/b/c");
+  mkdirs_under (f->outside, "t/e");
+  mkdirs (f, "project/w/v");
+  mkdirs (f, "docs");
+  symlink_in_home (f, "@O/t/a", "alias");
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": ["
+                             " {\"src\": \"@O/t/a/b/c\", \"dst\": \"/mnt/x/b/c\"},"   /* grandchild first */
+                             " {\"src\": \"@O/t/a/b\", \"dst\": \"/mnt/x/b\"},"
+                             " {\"src\": \"@O/t/a\", \"dst\": \"/mnt/x\"},"
+                             " {\"src\": \"@O/t/e\", \"dst\": \"/mnt/x/e\"},"       /* other offset */
+                             " {\"src\": \"@O/t/a/b\", \"dst\": \"/mnt/x/b\"},"     /* duplicate */
+                             " \"@H/alias\", \"@H/docs\", \"@H/docs\"],"
+                             " \"additionalBinds\": [\"@H/project/w/v\", \"@H/project/w\"]"));
+  resolve (p);
+  assert_int_equal (must (find (p, "/mnt/x", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_nth (p, "/mnt/x/b", BWSH_MOUNT_RO_BIND, 1))->verdict, BWSH_VERDICT_COALESCED);
+  assert_int_equal (must (find (p, "/mnt/x/b/c", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_COALESCED);
+  assert_non_null (strstr (must (find (p, "/mnt/x/b/c", BWSH_MOUNT_RO_BIND))->reason, "bind of /mnt/x"));
+  assert_int_equal (must (find (p, "/mnt/x/e", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* the same destination twice from the same origin: the later one wins */
+  assert_int_equal (must (find (p, "/mnt/x/b", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SHADOWED);
+  /* under the read-only $HOME but naming something else: stays */
+  assert_int_equal (must (find_h (f, p, "@H/alias", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  docs = subst (f, "@H/docs");
+  assert_int_equal (must (find_nth (p, docs, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_SHADOWED);
+  assert_int_equal (must (find_nth (p, docs, BWSH_MOUNT_RO_BIND, 1))->verdict, BWSH_VERDICT_COALESCED);
+  free (docs);
+  /* read-write under read-write: the project already shows both */
+  assert_int_equal (must (find_h (f, p, "@H/project/w", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_COALESCED);
+  assert_int_equal (must (find_h (f, p, "@H/project/w/v", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_COALESCED);
+  bwsh_plan_free (p);
+}
+
+/* --------------------------------------------------- file descriptors */
+
+/* Build and resolve @json (NULL: no overlay) in a child process under
+ * ulimit -n @soft (hard @hard), since only root may raise a hard limit
+ * again; fail with what the child reports unless every check of @check held. */
+typedef const char *(*PlanCheck) (const Fx *f, BwshPlan *p, int r, const BwshError *err);
+
+static void
+assert_under_nofile (const Fx *f, const char *json, rlim_t soft, rlim_t hard, PlanCheck check)
+{
+  char buf[512] = "";
+  int pipefd[2], status;
+  ssize_t n;
+  pid_t pid;
+
+  assert_int_equal (pipe2 (pipefd, O_CLOEXEC), 0);
+  pid = fork ();
+  assert_true (pid >= 0);
+  if (pid == 0)
+    {
+      struct rlimit rl = { soft, hard };
+      BwshUserConfig *uc = NULL;
+      BwshDiag diag = { 0 };
+      BwshError err = { 0 };
+      BwshPlan *p = NULL;
+      const char *what;
+      int r;
+
+      close (pipefd[0]);
+      if (json != NULL && bwsh_user_config_parse (json, strlen (json), "u.json", &uc, &diag, &err) < 0)
+        what = "overlay does not parse";
+      else if (bwsh_plan_build (f->id, f->pol, uc, NULL, &p, &err) < 0)
+        what = "build failed";
+      else if (setrlimit (RLIMIT_NOFILE, &rl) < 0)
+        what = "setrlimit failed";
+      else
+        {
+          r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
+          what = check (f, p, r, &err);
+        }
+      if (write (pipefd[1], what, strlen (what)) < 0)
+        _exit (2);
+      _exit (0);
+    }
+  close (pipefd[1]);
+  n = read (pipefd[0], buf, sizeof buf - 1);
+  close (pipefd[0]);
+  assert_int_equal (waitpid (pid, &status, 0), pid);
+  assert_true (WIFEXITED (status) && WEXITSTATUS (status) == 0);
+  buf[n > 0 ? n : 0] = '\0';
+  if (buf[0] != '\0')
+    fail_msg ("ulimit -Sn %llu -Hn %llu: %s", (unsigned long long) soft, (unsigned long long) hard, buf);
+}
+
+static bool
+holds_fd_if_bound (const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
+        && (p->mounts[i].kind == BWSH_MOUNT_RO_BIND || p->mounts[i].kind == BWSH_MOUNT_BIND) && p->mounts[i].fd < 0)
+      return false;
+  return true;
+}
+
+static const char *
+check_degraded_one_warning (const Fx *f, BwshPlan *p, int r, const BwshError *err)
+{
+  size_t accepted = count_verdict (p, BWSH_VERDICT_ACCEPTED, BWSH_ORIGIN_USER);
+  size_t refused = count_verdict (p, BWSH_VERDICT_REFUSED, BWSH_ORIGIN_USER);
+  char first[PATH_MAX + 16], last[PATH_MAX + 16];
+  const BwshMount *m0, *m999;
+
+  (void) err;
+  snprintf (first, sizeof first, "%s/many/d0", f->outside);
+  snprintf (last, sizeof last, "%s/many/d999", f->outside);
+  m0 = find (p, first, BWSH_MOUNT_RO_BIND);
+  m999 = find (p, last, BWSH_MOUNT_RO_BIND);
+  if (r != 0)
+    return "resolve failed";
+  if (accepted + refused != 1000 || accepted < 400 || accepted >= 512 || p->n_refused != refused)
+    return "not the expected split of accepted and left-out binds";
+  if (p->diag.n != 1 || strstr (p->diag.lines[0], "of the user's binds left out: the open file limit "
+                                                   "(ulimit -n, hard 512)") == NULL)
+    return p->diag.n > 0 ? p->diag.lines[0] : "no warning";
+  if (diag_count (p, "changed while it was checked") != 0)
+    return "a misleading \"changed while it was checked\"";
+  if (!holds_fd_if_bound (p))
+    return "an accepted bind without its fd";
+  if (m0 == NULL || m0->verdict != BWSH_VERDICT_ACCEPTED || m999 == NULL || m999->verdict != BWSH_VERDICT_REFUSED)
+    return "not the last entries left out";
+  return "";
+}
+
+static const char *
+check_all_bound (const Fx *f, BwshPlan *p, int r, const BwshError *err)
+{
+  (void) f;
+  (void) err;
+  if (r != 0)
+    return "resolve failed";
+  if (count_verdict (p, BWSH_VERDICT_ACCEPTED, BWSH_ORIGIN_USER) != 1000 || p->diag.n != 0)
+    return "binds left out although the hard limit had room";
+  return holds_fd_if_bound (p) ? "" : "an accepted bind without its fd";
+}
+
+static const char *
+check_strict_refused (const Fx *f, BwshPlan *p, int r, const BwshError *err)
+{
+  (void) f;
+  (void) p;
+  return r == -EPERM && strstr (err->message, "strict policy") != NULL ? "" : "strict policy not refused";
+}
+
+static const char *
+check_defaults_refused (const Fx *f, BwshPlan *p, int r, const BwshError *err)
+{
+  (void) f;
+  (void) p;
+  if (r != -EMFILE)
+    return "not refused with EMFILE";
+  return strstr (err->message, "the open file limit (ulimit -n, hard 24)") != NULL ? "" : err->message;
+}
+
+static void
+test_fd_exhaustion_one_message_and_user_binds_left_out (void **state)
+{
+  /* 1,000 binds that each need an fd, under ulimit -n 512: one warning
+   * naming the limit, the last user binds left out, every accepted bind
+   * holding its fd, and no "changed while it was checked". */
+  Fx *f = *state;
+  char *json = overlay_of_dirs (f, true, "many", 1000);
+
+  f->pol->max_mounts = BWSH_ENTRIES_MAX;
+  assert_under_nofile (f, json, 512, 512, check_degraded_one_warning);
+  /* A soft limit below the hard one is raised instead: nothing left out. */
+  assert_under_nofile (f, json, 256, 2048, check_all_bound);
+  /* Strict: degraded is not good enough. */
+  f->pol->strict = true;
+  assert_under_nofile (f, json, 512, 512, check_strict_refused);
+  f->pol->strict = false;
+  /* Too few even for the defaults: refused, with one message. */
+  assert_under_nofile (f, NULL, 24, 24, check_defaults_refused);
+
+  f->pol->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
+  free (json);
 }
 
 /* ---------------------------------------------------------- environment */
@@ -1425,7 +1788,11 @@ main (void)
     T (test_project_dir_swapped_for_symlink_to_root_refused),
     T (test_chosen_project_dir_symlink_outside_home_refused),
     T (test_mount_flood_refused_beyond_policy_limit),
+    T (test_redundant_binds_do_not_count_toward_max_mounts),
+    T (test_bind_covered_by_a_bind_over_the_limit_is_cut_too),
     T (test_redundant_ro_bind_coalesced_only_under_identical_parent),
+    T (test_coalescing_follows_nearest_parent_whatever_the_order),
+    T (test_fd_exhaustion_one_message_and_user_binds_left_out),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),
     T (test_strict_policy_fails_resolve_on_any_refusal),

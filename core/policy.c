@@ -1010,15 +1010,16 @@ apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key 
   for (int i = 0; i < config_setting_length (group); i++)
     {
       const config_setting_t *s = config_setting_get_elem (group, (unsigned) i);
-      const char *n = config_setting_name (s);
-      char full[256];
+      const char *n = config_setting_name (s), *full = n;
+      char dotted[256];
       const Key *k;
       int r;
 
       if (prefix != NULL)
-        snprintf (full, sizeof full, "%s.%s", prefix, n);
-      else
-        snprintf (full, sizeof full, "%s", n);
+        {
+          snprintf (dotted, sizeof dotted, "%s.%s", prefix, n);
+          full = dotted;
+        }
 
       if (strcmp (n, "match") == 0 && scope == SCOPE_ROOT)
         continue;

@@ -173,15 +173,21 @@ typedef struct
   size_t n_locked;
 } Ctx;
 
-/* djb2 over the first @n bytes of @s: a destination or one of its parents. */
+/* djb2 over the first @n bytes of @s (a destination or one of its parents),
+ * then mixed: paths that differ only in their last characters, such as
+ * ~/data/d1 ... ~/data/d999, would otherwise fill neighbouring slots and the
+ * linear probing would compare each with most of the others. */
 static size_t
 hash_path_n (const char *s, size_t n)
 {
-  size_t h = 5381;
+  uint64_t h = 5381;
 
   for (size_t i = 0; i < n; i++)
     h = h * 33 + (unsigned char) s[i];
-  return h;
+  h ^= h >> 33;
+  h *= UINT64_C (0xff51afd7ed558ccd);
+  h ^= h >> 33;
+  return (size_t) h;
 }
 
 static size_t
@@ -1417,6 +1423,41 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
   return 0;
 }
 
+/*
+ * realpath() reads every element of a path as a possible link: six system
+ * calls for ~/data/d1, most of the system time of a session with many
+ * binds.  Entries side by side usually share their directory; once that is
+ * known to resolve to itself, an entry in it that is not a link resolves to
+ * itself too, and one readlink() says so.  Anything else takes the full
+ * walk.  The result is checked and then opened with every link refused, as
+ * realpath()'s is.
+ */
+typedef struct
+{
+  char *dir; /* a directory that resolved to itself, or NULL */
+} ResolveMemo;
+
+static char *
+resolve_source (const char *src, ResolveMemo *memo)
+{
+  const char *slash = strrchr (src, '/');
+  size_t n = slash != NULL ? (size_t) (slash - src) : 0;
+  char *resolved;
+  char c;
+
+  if (memo->dir != NULL && n > 0 && strncmp (memo->dir, src, n) == 0 && memo->dir[n] == '\0'
+      && readlink (src, &c, 1) < 0 && errno == EINVAL)
+    return strdup (src);
+  resolved = realpath (src, NULL);
+  if (resolved != NULL && n > 0 && strcmp (resolved, src) == 0
+      && (memo->dir == NULL || strncmp (memo->dir, src, n) != 0 || memo->dir[n] != '\0'))
+    {
+      free (memo->dir);
+      memo->dir = strndup (src, n); /* NULL: no memo, still correct */
+    }
+  return resolved;
+}
+
 int
 bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
 {
@@ -1431,6 +1472,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
   /* parent: see coalesce(); unopened: a dry run's directories to be created */
   _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
   _cleanup_free_ bool *unopened = calloc (p->n_mounts + 1, sizeof *unopened);
+  ResolveMemo memo = { NULL };
   int r = 0;
 
   if (parent == NULL || unopened == NULL)
@@ -1463,7 +1505,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
           planned = resolved != NULL;
         }
       if (resolved == NULL)
-        resolved = realpath (m->src, NULL);
+        resolved = resolve_source (m->src, &memo);
       if (resolved == NULL)
         {
           e = errno;
@@ -1552,5 +1594,6 @@ out:
     bwsh_error_set (&first, r, NULL, 0, 0, "out of memory");
   if (r < 0 && err != NULL)
     *err = first;
+  free (memo.dir);
   return r;
 }

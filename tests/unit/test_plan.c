@@ -1396,6 +1396,30 @@ test_coalescing_follows_nearest_parent_whatever_the_order (void **state)
   bwsh_plan_free (p);
 }
 
+static void
+test_symlink_next_to_a_plain_directory_still_resolved (void **state)
+{
+  /* Entries in one directory are resolved with one readlink() each once the
+   * directory is known to resolve to itself: a link among them must still
+   * be followed and checked, wherever it comes in the list. */
+  Fx *f = *state;
+  BwshPlan *p;
+
+  mkdirs (f, "project/a");
+  mkdirs (f, "project/c");
+  symlink_in_home (f, "@O", "project/b");
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/project/a\", \"dst\": \"@H/x/a\"},"
+                             " {\"src\": \"@H/project/b\", \"dst\": \"@H/x/b\"},"
+                             " {\"src\": \"@H/project/c\", \"dst\": \"@H/x/c\"}]"));
+  resolve (p);
+  assert_int_equal (must (find_h (f, p, "@H/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/x/b", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_REFUSED);
+  assert_non_null (strstr (must (find_h (f, p, "@H/x/b", BWSH_MOUNT_BIND))->reason, f->outside));
+  assert_int_equal (must (find_h (f, p, "@H/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (p->diag.n, 1);
+  bwsh_plan_free (p);
+}
+
 /* --------------------------------------------------- file descriptors */
 
 /* Build and resolve @json (NULL: no overlay) in a child process under
@@ -1792,6 +1816,7 @@ main (void)
     T (test_bind_covered_by_a_bind_over_the_limit_is_cut_too),
     T (test_redundant_ro_bind_coalesced_only_under_identical_parent),
     T (test_coalescing_follows_nearest_parent_whatever_the_order),
+    T (test_symlink_next_to_a_plain_directory_still_resolved),
     T (test_fd_exhaustion_one_message_and_user_binds_left_out),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),

@@ -2,7 +2,8 @@
 /*
  * pam_bwsh's cost per session: pam_open_session + pam_close_session through
  * a real libpam stack (pam_start_confdir) holding only pam_bwsh, for a
- * subject user.  Prints the median, in nanoseconds, of ITER sessions.
+ * subject user.  Prints the medians, in nanoseconds, of ITER sessions: wall
+ * time, then CPU time (user + system), which a busy machine inflates less.
  *
  *   pam_cost CONFDIR SERVICE USER ITER      (as root, like sshd)
  */
@@ -30,11 +31,17 @@ cmp (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+static long long
+ns_between (const struct timespec *a, const struct timespec *b)
+{
+  return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
+
 int
 main (int argc, char **argv)
 {
   struct pam_conv conv = { quiet_conv, NULL };
-  long long *t;
+  long long *t, *cpu;
   char *end;
   long iters;
 
@@ -47,31 +54,37 @@ main (int argc, char **argv)
   if (*end != '\0' || iters < 1 || iters > 100000)
     return 2;
   t = calloc ((size_t) iters, sizeof *t);
-  if (t == NULL)
+  cpu = calloc ((size_t) iters, sizeof *cpu);
+  if (t == NULL || cpu == NULL)
     return 1;
   for (long i = 0; i < iters; i++)
     {
       pam_handle_t *pamh = NULL;
-      struct timespec a, b;
+      struct timespec a, b, ca, cb;
       int r;
 
       if (pam_start_confdir (argv[2], argv[3], &conv, argv[1], &pamh) != PAM_SUCCESS)
         return 1;
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ca);
       clock_gettime (CLOCK_MONOTONIC, &a);
       r = pam_open_session (pamh, 0);
       if (r == PAM_SUCCESS)
         r = pam_close_session (pamh, 0);
       clock_gettime (CLOCK_MONOTONIC, &b);
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &cb);
       pam_end (pamh, r);
       if (r != PAM_SUCCESS)
         {
           fprintf (stderr, "pam_cost: session failed: %s\n", pam_strerror (NULL, r));
           return 1;
         }
-      t[i] = (b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec);
+      t[i] = ns_between (&a, &b);
+      cpu[i] = ns_between (&ca, &cb);
     }
   qsort (t, (size_t) iters, sizeof *t, cmp);
-  printf ("%lld\n", t[iters / 2]);
+  qsort (cpu, (size_t) iters, sizeof *cpu, cmp);
+  printf ("%lld %lld\n", t[iters / 2], cpu[iters / 2]);
   free (t);
+  free (cpu);
   return 0;
 }

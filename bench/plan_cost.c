@@ -3,6 +3,10 @@
  * What bwsh itself costs before the exec of bwrap, without the exec:
  *   plan_cost plan N ITER       policy defaults + an overlay of N entries, parsed,
  *                               built, rendered; prints the median ns per plan
+ *   plan_cost session N ITER DIR  the same with N existing directories DIR/dK
+ *                               bound at /srv/bench/dK (none redundant), resolved
+ *                               and opened as for a session; for callgrind,
+ *                               --toggle-collect=plan_once counts one plan
  *   plan_cost seccomp ITER      the seccomp filter build, median ns
  *   plan_cost seccomp-out FILE  write the session's BPF to FILE (for bare bwrap)
  */
@@ -34,22 +38,27 @@ cmp_u64 (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
+/* @dir NULL: "HOME/data/dK", never resolved; else DIR/dK at /srv/bench/dK. */
 static char *
-make_overlay (const char *home, int n)
+make_overlay (const char *home, const char *dir, int n)
 {
-  size_t cap = 256 + (size_t) n * (strlen (home) + 64);
+  size_t cap = 256 + (size_t) n * (strlen (dir != NULL ? dir : home) + 96);
   char *buf = malloc (cap);
   size_t o = 0;
 
   o += (size_t) snprintf (buf + o, cap - o, "{\"preferences\":{\"sandboxBwrapMounts\":{\"additionalROBinds\":[");
   for (int i = 0; i < n; i++)
-    o += (size_t) snprintf (buf + o, cap - o, "%s\"%s/data/d%d\"", i ? "," : "", home, i);
+    if (dir == NULL)
+      o += (size_t) snprintf (buf + o, cap - o, "%s\"%s/data/d%d\"", i ? "," : "", home, i);
+    else
+      o += (size_t) snprintf (buf + o, cap - o, "%s{\"src\":\"%s/d%d\",\"dst\":\"/srv/bench/d%d\"}", i ? "," : "",
+                              dir, i, i);
   o += (size_t) snprintf (buf + o, cap - o, "]}}}");
   return buf;
 }
 
-static int
-plan_once (const BwshIdentity *id, const BwshPolicy *pol, const char *json)
+static __attribute__ ((noinline)) int
+plan_once (const BwshIdentity *id, const BwshPolicy *pol, const char *json, bool resolve)
 {
   BwshUserConfig *uc = NULL;
   BwshPlan *p = NULL;
@@ -66,6 +75,8 @@ plan_once (const BwshIdentity *id, const BwshPolicy *pol, const char *json)
   r = bwsh_user_config_parse (json, strlen (json), "bench.json", &uc, &diag, &err);
   if (r >= 0)
     r = bwsh_plan_build (id, pol, uc, NULL, &p, &err);
+  if (r >= 0 && resolve)
+    r = bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err);
   if (r >= 0)
     r = bwsh_render_options (p, BWSH_RENDER_FDS, 3, &opts);
   if (r >= 0)
@@ -108,7 +119,7 @@ main (int argc, char **argv)
     }
   if (argc < 3)
     {
-      fprintf (stderr, "usage: plan_cost plan N ITER | seccomp ITER | seccomp-out FILE\n");
+      fprintf (stderr, "usage: plan_cost plan N ITER | session N ITER DIR | seccomp ITER | seccomp-out FILE\n");
       return 2;
     }
   if (bwsh_identity_from_uid (getuid (), &id, &err) < 0 || bwsh_policy_new_defaults (&pol) < 0)
@@ -132,17 +143,18 @@ main (int argc, char **argv)
       return 0;
     }
 
+  bool session = strcmp (argv[1], "session") == 0;
   int n = atoi (argv[2]);
   iters = argc > 3 && atoi (argv[3]) > 0 ? atoi (argv[3]) : 200;
-  if (n < 0 || n > BWSH_ENTRIES_MAX)
+  if (n < 0 || n > BWSH_ENTRIES_MAX || (session && argc < 5))
     return 2;
-  pol->max_mounts = BWSH_ENTRIES_MAX + 32;
-  char *json = make_overlay (id->home, n);
+  pol->max_mounts = BWSH_ENTRIES_MAX;
+  char *json = make_overlay (id->home, session ? argv[4] : NULL, n);
   uint64_t *t = calloc ((size_t) iters, sizeof *t);
   for (int i = 0; i < iters; i++)
     {
       uint64_t t0 = now_ns ();
-      if (plan_once (id, pol, json) < 0)
+      if (plan_once (id, pol, json, session) < 0)
         return 1;
       t[i] = now_ns () - t0;
     }

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Session start, side by side: every command runs once per round, in a
 shuffled order, so that drift on a shared machine hits all of them alike.
-Prints the median wall time of each and the median of the paired ratios
-against the baseline."""
+Prints the median wall time of each and, for each baseline, the median of
+the per-round ratios against it."""
 import json, os, random, shlex, statistics, subprocess, sys, time
 
 def run_once(cmd):
@@ -27,7 +27,7 @@ def main():
     spec = json.load(open(sys.argv[1]))
     rounds = int(sys.argv[2]) if len(sys.argv) > 2 else 40
     cmds = spec["commands"]          # name -> argv
-    base = spec["baseline"]
+    bases = spec.get("baselines", [spec.get("baseline")])
     for name, argv in cmds.items():  # warm caches
         for _ in range(3):
             run_once(argv)
@@ -38,12 +38,16 @@ def main():
         for n in order:
             times[n].append(run_once(cmds[n]))
     out = {}
-    print("%-34s %10s %10s" % ("command", "median ms", "ratio"))
+    print("%-34s %10s" % ("command", "median ms") + "".join(" %14s" % ("/ " + b[:12]) for b in bases))
     for n in cmds:
         med = statistics.median(times[n]) / 1e6
-        ratio = statistics.median(a / b for a, b in zip(times[n], times[base]))
-        out[n] = {"median_ms": round(med, 3), "paired_ratio_vs_" + base: round(ratio, 3)}
-        print("%-34s %10.3f %10.3f" % (n, med, ratio))
+        out[n] = {"median_ms": round(med, 3)}
+        line = "%-34s %10.3f" % (n, med)
+        for b in bases:
+            ratio = statistics.median(a / c for a, c in zip(times[n], times[b]))
+            out[n]["paired_ratio_vs_" + b] = round(ratio, 3)
+            line += " %14.3f" % ratio
+        print(line)
     if len(sys.argv) > 3:
         json.dump(out, open(sys.argv[3], "w"), indent=2)
 

@@ -94,11 +94,13 @@ python3 "$top/bench/session.py" "$out/session.json" "$rounds" "$out/session-resu
 python3 - "$out/session-result.json" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
-f, b = "paired_ratio_vs_floor: same plan", "paired_ratio_vs_bwrap, same plan"
-print("  bwsh / floor      %.3f   (goal <= 1.05)" % r["bwsh -c true"][f])
-print("  bwsh / bare bwrap %.3f" % r["bwsh -c true"][b])
+def show(what, cmd, base):
+    c = r[cmd]
+    print("  %-30s wall %.3f  CPU %.3f" % (what, c["paired_ratio_vs_" + base], c["paired_cpu_ratio_vs_" + base]))
+show("bwsh / floor (goal <= 1.05)", "bwsh -c true", "floor: same plan")
+show("bwsh / bare bwrap", "bwsh -c true", "bwrap, same plan")
 if "firejail --noprofile true" in r:
-    print("  firejail --noprofile / floor %.3f" % r["firejail --noprofile true"][f])
+    show("firejail --noprofile / floor", "firejail --noprofile true", "floor: same plan")
 PY
 
 echo "== instructions before the exec of bwrap (callgrind; the same on any x86-64 Debian 12)"

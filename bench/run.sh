@@ -175,7 +175,7 @@ for k in range(1000): os.makedirs("%s/data/d%d" % (sys.argv[1], k))' "$ph"
   chmod 755 "$out/policy"; chmod 644 "$out/policy/bwsh.conf"
   printf 'session required %s policy=%s\n' "$b/pam_module/pam_bwsh.so" "$out/policy/bwsh.conf" \
     >"$out/pam.d/bwsh-bench"
-  printf '  %-44s %10s %10s\n' "user overlay" "wall us" "CPU us"
+  printf '  %-44s %10s %10s %14s\n' "user overlay" "wall us" "CPU us" "instructions"
   for kind in redundant distinct; do
     for n in 0 100 1000; do
       [ "$kind" = distinct ] && [ "$n" = 0 ] && continue
@@ -193,9 +193,11 @@ PY
         *) what="$n distinct binds (each reaches bwrap)" ;;
       esac
       ns=$("$b/bench/pam_cost" "$out/pam.d" bwsh-bench "$pu" 200 2>&1) || ns="failed: $ns"
+      # One session open and close, the whole process (pam_start included).
+      ir=$(count "$b/bench/pam_cost" "$out/pam.d" bwsh-bench "$pu" 1)
       # shellcheck disable=SC2086
       set -- $ns
-      printf '  %-44s %10.1f %10.1f\n' "$what" "$(echo "$1 / 1000" | bc -l)" "$(echo "${2:-0} / 1000" | bc -l)"
+      printf '  %-44s %10.1f %10.1f %14s\n' "$what" "$(echo "$1 / 1000" | bc -l)" "$(echo "${2:-0} / 1000" | bc -l)" "$ir"
     done
   done
   userdel "$pu" 2>/dev/null || true

@@ -259,6 +259,24 @@ typedef enum
   BWSH_NET_NONE,
 } BwshNetMode;
 
+/* Where a session starts.  OpenSSH clients resolve relative paths (scp,
+ * sftp, rsync, git) against the home directory, so that is the default. */
+typedef enum
+{
+  BWSH_START_HOME = 0,
+  BWSH_START_PROJECT,
+} BwshStartDir;
+
+/* Where the shell's own state (history, caches, ~/.gitconfig, pip --user)
+ * goes.  Never into the real home: $HOME inside is the state, with the real
+ * home's entries bound read-only on top of it. */
+typedef enum
+{
+  BWSH_STATE_TMPFS = 0, /* a per-session tmpfs: nothing persists */
+  BWSH_STATE_PERSISTENT,/* the policy's state_dir */
+  BWSH_STATE_NONE,      /* the seed's read-only $HOME, nothing writable but the project */
+} BwshStateMode;
+
 typedef enum
 {
   BWSH_LANDLOCK_BEST_EFFORT = 0,
@@ -280,7 +298,10 @@ typedef struct BwshPolicy
   BwshDevMode dev_mode;
   BwshNetMode net_mode;
   uint64_t root_tmpfs_size;  /* bytes, 0 = bwrap's default */
-  uint64_t tmp_tmpfs_size;
+  uint64_t tmp_tmpfs_size;   /* /tmp, /var/tmp, /dev/shm and the state tmpfs */
+  BwshStartDir start_dir;
+  BwshStateMode state_mode;
+  char *state_dir;           /* template, "%u" is the user name; for BWSH_STATE_PERSISTENT */
   BwshBindList rw_ceilings;  /* templates; read-write binds only under these */
   BwshBindList ro_ceilings;  /* empty = anything not forbidden */
   BwshBindList protected_paths; /* templates; never writable inside */
@@ -468,6 +489,8 @@ typedef struct BwshMount
   int fd;           /* O_PATH fd of the validated source, or -1 */
   bool optional;    /* a missing source is skipped, not fatal */
   bool create_dir;  /* created (0700, as the user) under $HOME at resolve if missing */
+  bool state;       /* the session's state mounted at $HOME: never disabled, checked at resolve */
+  bool home_entry;  /* an entry of the real home, bound read-only over the state */
 } BwshMount;
 
 /* Everything the launch uses, and nothing borrowed: render, explain, the
@@ -492,6 +515,8 @@ typedef struct BwshPlan
   BwshSeccompChoice seccomp;
   uint64_t root_tmpfs_size; /* bytes, 0 = bwrap's default */
   uint64_t tmp_tmpfs_size;
+  const char *start_dir; /* "home" or "project", for explain */
+  const char *state;     /* "tmpfs", "persistent" or "none", for explain */
   int64_t rlimit_core;
   int64_t rlimit_nproc;
   int64_t rlimit_nofile;
@@ -507,13 +532,15 @@ typedef struct BwshPlan
   char **protected_paths;
   size_t n_protected;
   BwshDiag diag;     /* one warning per refusal/skip, "PATH: reason" */
+  uid_t uid;         /* the user's: a persistent state directory must be theirs */
 } BwshPlan;
 
 BwshPlan *bwsh_plan_free (BwshPlan *p);
 
 /* The pure part: identity, policy and overlay to a plan with verdicts.  No
- * filesystem access beyond reading /etc/resolv.conf's link and probing the
- * host's /bin,/lib* layout.  @envp is the caller's environment, filtered
+ * filesystem access beyond reading /etc/resolv.conf's link, probing the
+ * host's /bin,/lib* layout and listing $HOME (each entry opened O_PATH, to be
+ * bound read-only over the session's state), run as the user.  @envp is the caller's environment, filtered
  * through the allow-list. */
 int bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc,
                      char *const *envp, BwshPlan **ret, BwshError *err);

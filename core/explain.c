@@ -277,6 +277,8 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       || (r = jset_string (root, "project_dir", p->project_dir, err)) < 0
       || (r = jset (root, "project_dir_created_at_first_login", json_boolean (p->project_dir_missing), err)) < 0
       || (r = jset_string (root, "chdir", p->chdir, err)) < 0
+      || (r = jset_string (root, "start_dir", p->start_dir, err)) < 0
+      || (r = jset_string (root, "state", p->state, err)) < 0
       || (r = jset_string (root, "hostname", p->hostname, err)) < 0
       || (r = jset (root, "strict", json_boolean (p->strict), err)) < 0
       || (r = jset (root, "refused", json_integer ((json_int_t) p->n_refused), err)) < 0
@@ -383,7 +385,14 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       r = append (&buf, &len, "  %s\n", esc);
     }
   if (r >= 0)
-    r = append (&buf, &len, "working directory: %s\n", p->chdir);
+    r = append (&buf, &len, "working directory: %s (start_dir = \"%s\")\n", p->chdir,
+                p->start_dir ? p->start_dir : "?");
+  if (r >= 0)
+    r = append (&buf, &len, "state: %s\n",
+                p->state == NULL                          ? "?"
+                : strcmp (p->state, "none") == 0          ? "none (the home is read-only; only the project is writable)"
+                : strcmp (p->state, "persistent") == 0    ? "persistent (in state_dir, the home's entries read-only over it)"
+                                                          : "tmpfs (writable, gone at logout; the home's entries read-only over it)");
   if (r >= 0 && p->project_dir_missing)
     r = append (&buf, &len, "project directory: %s does not exist yet; the first login creates it\n",
                 p->project_dir);

@@ -33,6 +33,19 @@
  * disable /usr and /etc, and the shell then ran from whatever was left). */
 static const char *const critical_dests[] = { "/", "/dev", "/proc", "/usr", "/etc" };
 
+/* Destinations the user cannot disable, though the policy may bind over
+ * them: programs expect a writable /tmp and /var/tmp (the seed accepted
+ * "disabledDefaultBinds": ["/tmp"] and left no /tmp at all). */
+static const char *const always_locked[] = { "/tmp", "/var/tmp" };
+
+/* Entries of $HOME that hold a program's own state, written by programs
+ * whether or not they honour XDG_*_HOME: inside, the session's state
+ * (tmpfs or state_dir) provides them, never the real home, read-only. */
+static const char *const state_names[] = {
+  ".bash_history", ".cache",   ".config",  ".gitconfig", ".lesshst", ".local",
+  ".python_history", ".viminfo", ".wget-hsts", ".npm",    ".cargo",   ".selected_editor",
+};
+
 /* Variables passed through from the caller's environment. */
 static const char *const env_allow_default[] = {
   "TERM", "LANG", "LC_*", "TZ", "COLORTERM", "SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY",
@@ -342,6 +355,9 @@ is_locked (const Ctx *c, const char *dest)
 {
   if (is_critical (dest))
     return true;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (always_locked); i++)
+    if (strcmp (dest, always_locked[i]) == 0)
+      return true;
   for (size_t i = 0; i < c->n_locked; i++)
     if (strcmp (dest, c->locked[i]) == 0)
       return true;
@@ -499,8 +515,321 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
   return 0;
 }
 
+/* --------------------------------------------------------------- the home */
+
+/* Below $HOME, the places programs outside the sandbox read: a state
+ * directory there would let the sandbox write what runs outside it. */
+static const char *const home_read_outside[] = { "/.config", "/.local/share", "/.local/bin" };
+/* Outside $HOME, places that are not the user's, or not kept. */
+static const char *const state_refused_roots[] = { "/etc", "/usr", "/boot", "/run", "/tmp", "/var/tmp", "/dev/shm" };
+
+/* NULL when @dir may hold the session's persistent state, else why not. */
+static const char *
+state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
+                   const char *dir)
+{
+  if (bwsh_path_is_forbidden (dir))
+    return "/, /proc, /dev, /sys and paths under them cannot hold state";
+  if (bwsh_path_has_prefix (home, dir))
+    return "is $HOME or a directory above it";
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots); i++)
+    if (bwsh_path_has_prefix (dir, state_refused_roots[i]))
+      return "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm";
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (home_read_outside); i++)
+    {
+      char place[PATH_MAX];
+      snprintf (place, sizeof place, "%s%s", home, home_read_outside[i]);
+      if (bwsh_path_has_prefix (dir, place))
+        return "lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read";
+    }
+  for (size_t i = 0; i < n_protected; i++)
+    if (bwsh_path_has_prefix (dir, protected_paths[i]) || bwsh_path_has_prefix (protected_paths[i], dir))
+      return "is, lies in or contains a protected path";
+  if (project != NULL && (bwsh_path_has_prefix (dir, project) || bwsh_path_has_prefix (project, dir)))
+    return "overlaps the project directory";
+  return NULL;
+}
+
+/* The policy's state_dir with "%u" replaced by the user name, expanded and
+ * checked; NULL in *ret unless the state is persistent. */
 static int
-add_defaults (Ctx *c, const char *project)
+choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err)
+{
+  const BwshPolicy *pol = c->pol;
+  _cleanup_free_ char *tmpl = NULL, *dir = NULL;
+  const char *why;
+  size_t n = 0;
+
+  *ret = NULL;
+  if (pol->state_mode != BWSH_STATE_PERSISTENT)
+    return 0;
+  if (pol->state_dir == NULL)
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "state = \"persistent\" needs a state_dir");
+  if (strchr (c->id->name, '/') != NULL)
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "state_dir: user name %s cannot be a path element",
+                           c->id->name);
+  tmpl = malloc (strlen (pol->state_dir) * (strlen (c->id->name) + 1) + 1);
+  if (tmpl == NULL)
+    return -ENOMEM;
+  for (const char *q = pol->state_dir; *q != '\0'; q++)
+    if (q[0] == '%' && q[1] == 'u')
+      {
+        memcpy (tmpl + n, c->id->name, strlen (c->id->name));
+        n += strlen (c->id->name);
+        q++;
+      }
+    else
+      tmpl[n++] = *q;
+  tmpl[n] = '\0';
+  if (bwsh_path_expand (tmpl, c->id->home, &dir) < 0)
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "state_dir \"%s\": not a valid absolute path", pol->state_dir);
+  why = state_dir_refusal (c->protected_paths, c->n_protected, c->id->home, project, dir);
+  if (why != NULL)
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0, "state_dir %s: %s", dir, why);
+  *ret = steal_pointer (&dir);
+  return 0;
+}
+
+static bool
+is_state_name (const Ctx *c, const char *path)
+{
+  const char *name = strrchr (path, '/') + 1;
+
+  /* A protected path always comes from the real home. */
+  for (size_t i = 0; i < c->n_protected; i++)
+    if (strcmp (c->protected_paths[i], path) == 0)
+      return false;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_names); i++)
+    if (strcmp (name, state_names[i]) == 0)
+      return true;
+  return false;
+}
+
+static int
+cmp_str (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* The names in the real $HOME, sorted, without "." and "..".  A home that
+ * cannot be read gives none: the session step after the plan refuses a
+ * missing home with its own message. */
+static int
+list_home (const char *home, char ***ret, size_t *ret_n)
+{
+  _cleanup_close_ int fd = -1;
+  char **v = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  DIR *d;
+
+  *ret = NULL;
+  *ret_n = 0;
+  fd = open (home, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return 0;
+  d = fdopendir (fd);
+  if (d == NULL)
+    return 0;
+  fd = -1;
+  while ((de = readdir (d)) != NULL)
+    {
+      if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
+        continue;
+      if (n + 1 >= cap)
+        {
+          size_t ncap = cap == 0 ? 32 : cap * 2;
+          char **nv = realloc (v, ncap * sizeof *nv);
+          if (nv == NULL)
+            goto oom;
+          v = nv;
+          cap = ncap;
+        }
+      if ((v[n] = strdup (de->d_name)) == NULL)
+        goto oom;
+      n++;
+    }
+  closedir (d);
+  if (n > 0)
+    qsort (v, n, sizeof *v, cmp_str);
+  *ret = v;
+  *ret_n = n;
+  return 0;
+oom:
+  closedir (d);
+  strv_free (v, n);
+  return -ENOMEM;
+}
+
+/* One entry of the real home, read-only over the state: a directory or a
+ * file by an O_PATH fd opened now, from the home directory, without
+ * following a symlink; a symlink as the same symlink.  Sockets, FIFOs and
+ * devices stay out, as they do for every bind. */
+static int
+add_home_entry (Ctx *c, int home_fd, const char *name)
+{
+  _cleanup_free_ char *dest = NULL;
+  _cleanup_close_ int fd = -1;
+  struct stat st;
+  ssize_t idx;
+
+  if (asprintf (&dest, "%s/%s", c->id->home, name) < 0)
+    return -ENOMEM;
+  if (fstatat (home_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return 0;
+  if (S_ISLNK (st.st_mode))
+    {
+      char target[PATH_MAX];
+      ssize_t len = readlinkat (home_fd, name, target, sizeof target - 1);
+      if (len <= 0)
+        return 0;
+      target[len] = '\0';
+      idx = add_mount (c, BWSH_MOUNT_SYMLINK, target, dest, &default_source);
+      if (idx < 0)
+        return (int) idx;
+      c->p->mounts[idx].home_entry = true;
+      return 0;
+    }
+  if (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode))
+    return 0;
+  fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0 || (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode)))
+    return 0;
+  idx = add_mount (c, BWSH_MOUNT_RO_BIND, dest, dest, &default_source);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].home_entry = true;
+  c->p->mounts[idx].optional = true;
+  c->p->mounts[idx].fd = steal_fd (&fd);
+  return 0;
+}
+
+/* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
+ * with every entry of the real home bound read-only over it, except the
+ * names that hold a program's own state; then the project directory
+ * read-write.  Programs write history, caches and dotfiles where they
+ * always do, and none of it reaches the real home.  A kernel with
+ * overlayfs in user namespaces and bwrap >= 0.9 could do this with
+ * --overlay, but Debian 12's bwrap 0.8 cannot. */
+static int
+add_home (Ctx *c, const char *project, const char *state_dir)
+{
+  const BwshPolicy *pol = c->pol;
+  const char *home = c->id->home;
+  char **names = NULL;
+  size_t n_names = 0;
+  _cleanup_close_ int home_fd = -1;
+  ssize_t idx;
+  int r = 0;
+
+  c->p->state = pol->state_mode == BWSH_STATE_NONE ? "none" : state_dir != NULL ? "persistent" : "tmpfs";
+  if (pol->state_mode != BWSH_STATE_NONE)
+    {
+      r = list_home (home, &names, &n_names);
+      if (r < 0)
+        return r;
+      /* Every entry is a bind, and bwrap's cost grows with each one. */
+      if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
+        {
+          r = bwsh_diag_add (&c->p->diag,
+                             "%s: %zu entries, more than max_mounts lets bwsh bind one by one; "
+                             "the home is read-only and the shell's state is not writable this session",
+                             home, n_names);
+          if (r < 0)
+            goto out;
+          c->p->state = "none";
+        }
+    }
+  if (strcmp (c->p->state, "none") == 0)
+    {
+      if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, home, home, &default_source)) < 0)
+        r = (int) idx;
+      goto project;
+    }
+
+  if (state_dir != NULL)
+    {
+      idx = add_mount (c, BWSH_MOUNT_BIND, state_dir, home, &default_source);
+      if (idx < 0)
+        {
+          r = (int) idx;
+          goto out;
+        }
+      c->p->mounts[idx].create_dir = bwsh_path_has_prefix (state_dir, home);
+      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"persistent\": the session's own state");
+    }
+  else
+    {
+      idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, home, &default_source);
+      if (idx < 0)
+        {
+          r = (int) idx;
+          goto out;
+        }
+      c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"tmpfs\": the session's own state, gone at logout");
+    }
+  if (r < 0)
+    goto out;
+  c->p->mounts[idx].state = true;
+
+  home_fd = open (home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (size_t i = 0; home_fd >= 0 && i < n_names && r >= 0; i++)
+    {
+      _cleanup_free_ char *path = NULL;
+      if (asprintf (&path, "%s/%s", home, names[i]) < 0)
+        r = -ENOMEM;
+      else if (strcmp (path, project) != 0 && !is_state_name (c, path))
+        r = add_home_entry (c, home_fd, names[i]);
+    }
+  if (r < 0)
+    goto out;
+
+  /* A protected path below a name the state provides is still the real
+   * one, read-only, when it exists. */
+  for (size_t i = 0; i < c->n_protected && r >= 0; i++)
+    {
+      const char *q = c->protected_paths[i];
+      _cleanup_free_ char *top = NULL;
+      struct stat st;
+
+      if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project))
+        continue;
+      top = strdup (q);
+      if (top == NULL)
+        {
+          r = -ENOMEM;
+          break;
+        }
+      char *slash = strchr (top + strlen (home) + 1, '/');
+      if (slash == NULL)
+        continue; /* top-level: an entry of its own above */
+      *slash = '\0';
+      if (!is_state_name (c, top) || lstat (q, &st) < 0)
+        continue;
+      if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &default_source)) < 0)
+        r = (int) idx;
+      else
+        {
+          c->p->mounts[idx].optional = true;
+          r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path, from the real home");
+        }
+    }
+  if (r < 0)
+    goto out;
+
+project:
+  if (r >= 0 && (idx = add_mount (c, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
+    r = (int) idx;
+  else if (r >= 0)
+    c->p->mounts[idx].create_dir = true; /* a first login creates it (as the user, before resolution) */
+out:
+  strv_free (names, n_names);
+  return r;
+}
+
+static int
+add_defaults (Ctx *c, const char *project, const char *state_dir)
 {
   const BwshPolicy *pol = c->pol;
   ssize_t idx;
@@ -546,13 +875,11 @@ add_defaults (Ctx *c, const char *project)
   if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->tmp_tmpfs_size;
-  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, c->id->home, c->id->home, &default_source)) < 0)
+  /* /var is the root tmpfs's; only /var/tmp, the one place programs write. */
+  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/var/tmp", &default_source)) < 0)
     return (int) idx;
-  if ((idx = add_mount (c, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
-    return (int) idx;
-  /* A first login creates it (as the user, before resolution). */
-  c->p->mounts[idx].create_dir = true;
-  return 0;
+  c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+  return add_home (c, project, state_dir);
 }
 
 /* ------------------------------------------------------------- additions */
@@ -664,7 +991,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
     FOREACH_DEST (c, dest, i)
       {
         BwshMount *m = &c->p->mounts[i];
-        if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || m->state)
           continue;
         if (m->from.origin == BWSH_ORIGIN_POLICY)
           {
@@ -680,6 +1007,20 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
         found = true;
       }
 
+  /* Disabling $HOME hides the real home; the state stays, as the
+   * shell needs a home to start in. */
+  if (why == NULL && strcmp (dest, c->id->home) == 0)
+    for (size_t i = 0; i < c->p->n_mounts; i++)
+      {
+        BwshMount *m = &c->p->mounts[i];
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || !m->home_entry)
+          continue;
+        int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
+                            b->from.line);
+        if (r < 0)
+          return r;
+        found = true;
+      }
   if (why == NULL && found)
     return 0;
   esc = bwsh_escape (b->src, strlen (b->src));
@@ -761,7 +1102,9 @@ add_protected (Ctx *c)
           for (size_t j = 0; j < n; j++)
             {
               const BwshMount *m = &c->p->mounts[j];
-              if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND
+              /* Not the state: what is written there reaches no program
+               * outside, and its paths are not the real home's. */
+              if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND && !m->state
                   && bwsh_path_has_prefix (q, m->dest)
                   && (rw_dest == NULL || strlen (m->dest) > strlen (rw_dest)))
                 rw_dest = c->p->mounts[j].dest;
@@ -905,7 +1248,13 @@ build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, Bws
       if (strlen (eq + 1) > BWSH_ENV_VALUE_MAX)
         return bwsh_error_set (err, -E2BIG, NULL, 0, 0,
                                "environment variable %s is longer than %d bytes", name, BWSH_ENV_VALUE_MAX);
-      r = env_add (p, name, eq + 1);
+      /* bwrap's --dev has a devpts of its own, without the session's
+       * pts, and binds the session's terminal at /dev/console: name that,
+       * so that SSH_TTY and tty(1) agree on a device that exists. */
+      if (strcmp (name, "SSH_TTY") == 0 && pol->dev_mode == BWSH_DEV_MINIMAL)
+        r = env_add (p, name, "/dev/console");
+      else
+        r = env_add (p, name, eq + 1);
       if (r < 0)
         return r;
     }
@@ -996,7 +1345,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
                  BwshPlan **ret, BwshError *err)
 {
   _cleanup_ (plan_freep) BwshPlan *p = NULL;
-  _cleanup_free_ char *project = NULL;
+  _cleanup_free_ char *project = NULL, *state_dir = NULL;
   Ctx c = { .id = id, .pol = pol };
   int r;
 
@@ -1007,6 +1356,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (p == NULL)
     return -ENOMEM;
   c.p = p;
+  p->uid = id->uid;
   p->strict = pol->strict;
   /* A fresh user namespace that cannot make another one (nested user
    * namespaces were the way back to mount() and friends), plus every
@@ -1039,13 +1389,18 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   r = choose_project_dir (&c, pol->user_overlay_allowed ? uc : NULL, &project, err);
   if (r < 0)
     goto out;
-  if ((p->project_dir = strdup (project)) == NULL || (p->chdir = strdup (project)) == NULL)
+  r = choose_state_dir (&c, project, &state_dir, err);
+  if (r < 0)
+    goto out;
+  p->start_dir = pol->start_dir == BWSH_START_PROJECT ? "project" : "home";
+  if ((p->project_dir = strdup (project)) == NULL
+      || (p->chdir = strdup (pol->start_dir == BWSH_START_PROJECT ? project : id->home)) == NULL)
     {
       r = -ENOMEM;
       goto out;
     }
 
-  r = add_defaults (&c, project);
+  r = add_defaults (&c, project, state_dir);
   if (r < 0)
     goto out;
 
@@ -1330,6 +1685,109 @@ reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
                         need - avail, (unsigned long long) rl.rlim_max, avail);
 }
 
+/* The state directory could not be used: the session still gets a
+ * writable home, on a tmpfs, and says so. */
+static int
+state_fallback (BwshPlan *p, BwshMount *m, const char *why)
+{
+  _cleanup_free_ char *esc = bwsh_escape (m->src, strlen (m->src));
+  int r;
+
+  if (esc == NULL)
+    return -ENOMEM;
+  r = bwsh_diag_add (&p->diag, "state_dir %s: %s; the session's state is a tmpfs this time, gone at logout", esc,
+                     why);
+  if (r < 0)
+    return r;
+  if (m->fd >= 0)
+    close (m->fd);
+  m->fd = -1;
+  free (m->src);
+  m->src = NULL;
+  m->kind = BWSH_MOUNT_TMPFS;
+  m->size = p->tmp_tmpfs_size;
+  p->state = "tmpfs";
+  return set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
+}
+
+/* The persistent state directory, resolved and checked again: it must be
+ * the user's own directory, writable by nobody else, and still not a place
+ * that programs outside the sandbox read once symlinks are followed. */
+static int
+resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode)
+{
+  _cleanup_free_ char *resolved = NULL;
+  const char *why = NULL;
+  char buf[BWSH_MESSAGE_MAX + 64];
+  struct stat st;
+
+  if (m->create_dir)
+    {
+      BwshError e = { 0 };
+      bool would_create = false;
+      int r = mode == BWSH_RESOLVE_DRY_RUN ? bwsh_mkdir_under_home_dry_run (p->home, m->src, &would_create, &e)
+                                           : bwsh_mkdir_under_home (p->home, m->src, &e);
+      if (r < 0)
+        {
+          snprintf (buf, sizeof buf, "%s", e.message);
+          return state_fallback (p, m, buf);
+        }
+      /* Explain and check create nothing: the first login will. */
+      if (would_create)
+        return set_reason (m, BWSH_VERDICT_ACCEPTED,
+                           "state = \"persistent\": does not exist yet, a session creates it (0700)");
+    }
+  resolved = realpath (m->src, NULL);
+  if (resolved == NULL)
+    {
+      snprintf (buf, sizeof buf, "cannot resolve: %s", strerror (errno));
+      why = buf;
+    }
+  else if ((why = state_dir_refusal (c->protected_paths, c->n_protected, p->home, p->project_dir, resolved)) != NULL)
+    ;
+  else if (bwsh_open_path_nofollow (resolved, &m->fd) < 0)
+    why = "changed while it was checked";
+  else if (fstat (m->fd, &st) < 0 || !S_ISDIR (st.st_mode))
+    why = "is not a directory";
+  else if (st.st_uid != p->uid)
+    why = "is not owned by the user";
+  else if ((st.st_mode & 022) != 0)
+    why = "is group- or world-writable";
+  if (why != NULL)
+    return state_fallback (p, m, why);
+  free (m->src);
+  m->src = steal_pointer (&resolved);
+  return 0;
+}
+
+/* Binding an entry of the real home over the persistent state leaves its
+ * mount point there (bwrap creates it); one of another kind, or any
+ * symlink, would make bwrap fail: the state's entry shows instead. */
+static int
+check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
+{
+  const char *name = strrchr (m->dest, '/') + 1;
+  struct stat st, real;
+
+  if (state_fd < 0 || fstatat (state_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return 0;
+  if (m->kind == BWSH_MOUNT_RO_BIND && !S_ISLNK (st.st_mode) && fstat (m->fd, &real) == 0
+      && S_ISDIR (real.st_mode) == S_ISDIR (st.st_mode))
+    return 0;
+  if (m->fd >= 0)
+    close (m->fd);
+  m->fd = -1;
+  if (m->kind == BWSH_MOUNT_SYMLINK && S_ISLNK (st.st_mode))
+    {
+      char target[PATH_MAX];
+      ssize_t n = readlinkat (state_fd, name, target, sizeof target - 1);
+      if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
+        return set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
+    }
+  return refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
+                 "the persistent state has an entry of another kind with this name, which shows instead");
+}
+
 /* Dry run: where @path, which bwsh would create under $HOME, would be.
  * NULL in *ret when it exists (resolve it as usual). */
 static int
@@ -1398,6 +1856,13 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
         }
       if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || unopened[i])
         continue;
+      /* The real home's entries (opened from the home at plan time) and
+       * the persistent state (opened when it was checked) have theirs. */
+      if (m->fd >= 0)
+        {
+          opened++;
+          continue;
+        }
       r = bwsh_open_path_nofollow (m->src, &m->fd);
       if (r == -EMFILE || r == -ENFILE)
         /* Counted above, so only a process that came with its descriptors
@@ -1473,6 +1938,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
   _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
   _cleanup_free_ bool *unopened = calloc (p->n_mounts + 1, sizeof *unopened);
   ResolveMemo memo = { NULL };
+  int state_fd = -1;
   int r = 0;
 
   if (parent == NULL || unopened == NULL)
@@ -1488,7 +1954,25 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       const char *why;
       int e;
 
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind))
+      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      /* Sorted parents first: the state comes before the home's entries. */
+      if (m->state && m->kind == BWSH_MOUNT_BIND)
+        {
+          r = resolve_state (p, &c, m, mode);
+          if (r < 0)
+            goto out;
+          state_fd = m->kind == BWSH_MOUNT_BIND ? m->fd : -1;
+          continue;
+        }
+      if (m->home_entry)
+        {
+          r = check_state_conflict (p, m, state_fd);
+          if (r < 0)
+            goto out;
+          continue;
+        }
+      if (!is_bind (m->kind))
         continue;
 
       e_mount = (BwshError) { 0 };

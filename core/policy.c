@@ -60,6 +60,7 @@ static const size_t string_fields[] = {
   offsetof (BwshPolicy, project_dir),
   offsetof (BwshPolicy, user_config),
   offsetof (BwshPolicy, hostname),
+  offsetof (BwshPolicy, state_dir),
 };
 
 #define FIELD(p, off, type) ((type *) (void *) ((char *) (p) + (off)))
@@ -147,7 +148,8 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->shell = strdup ("/bin/bash");
   p->project_dir = strdup ("~/project");
   p->user_config = strdup ("~/.config/bwsh/config.json");
-  if (p->shell == NULL || p->project_dir == NULL || p->user_config == NULL)
+  p->state_dir = strdup ("~/.local/state/bwsh");
+  if (p->shell == NULL || p->project_dir == NULL || p->user_config == NULL || p->state_dir == NULL)
     return -ENOMEM;
   p->user_may_choose_project = true;
   p->user_overlay_allowed = true;
@@ -156,6 +158,8 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->net_mode = BWSH_NET_SHARED;
   p->root_tmpfs_size = UINT64_C (64) * 1024 * 1024;
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
+  p->start_dir = BWSH_START_HOME;
+  p->state_mode = BWSH_STATE_TMPFS;
   r = add_default (&p->rw_ceilings, "~");
   if (r < 0)
     return r;
@@ -459,6 +463,38 @@ key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
   if (r < 0)
     return r;
   p->net_mode = (BwshNetMode) v;
+  return 0;
+}
+
+static int
+key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  static const EnumName names[] = { { "home", BWSH_START_HOME }, { "project", BWSH_START_PROJECT } };
+  int v = 0, r;
+
+  (void) k;
+  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
+  if (r < 0)
+    return r;
+  p->start_dir = (BwshStartDir) v;
+  return 0;
+}
+
+static int
+key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  static const EnumName names[] = {
+    { "tmpfs", BWSH_STATE_TMPFS },
+    { "persistent", BWSH_STATE_PERSISTENT },
+    { "none", BWSH_STATE_NONE },
+  };
+  int v = 0, r;
+
+  (void) k;
+  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
+  if (r < 0)
+    return r;
+  p->state_mode = (BwshStateMode) v;
   return 0;
 }
 
@@ -985,6 +1021,9 @@ const Key root_keys[] = {
   { "network", key_network, 0, 0, NULL },
   { "root_size", key_size, OFF (root_tmpfs_size), 0, NULL },
   { "tmp_size", key_size, OFF (tmp_tmpfs_size), 0, NULL },
+  { "start_dir", key_start_dir, 0, 0, NULL },
+  { "state", key_state, 0, 0, NULL },
+  { "state_dir", key_bind_template, OFF (state_dir), 0, NULL },
   { "rw_ceilings", key_paths, OFF (rw_ceilings), 0, NULL },
   { "ro_ceilings", key_paths, OFF (ro_ceilings), 0, NULL },
   { "protected", key_paths, OFF (protected_paths), 0, NULL },

@@ -227,7 +227,7 @@ test_plan_digest_changes_with_what_the_sandbox_does (void **state)
     MOUNTS ("\"additionalROBinds\": [\"/srv/datb\"]"),             /* a different source */
     MOUNTS ("\"additionalROBinds\": [{\"src\": \"/srv/data\", \"dst\": \"/mnt/x\"}]"),
     MOUNTS ("\"additionalBinds\": [\"@H/work\"]"),                 /* read-write instead */
-    MOUNTS ("\"disabledDefaultBinds\": [\"/tmp\"]"),               /* a verdict */
+    MOUNTS ("\"disabledDefaultBinds\": [\"/run\"]"),               /* a verdict */
     MOUNTS ("\"additionalROBinds\": [\"/proc\"]"),                 /* a refused entry */
     "{\"preferences\": {\"sandboxProjectDir\": \"@H/work\"}}",     /* chdir and a bind */
   };

@@ -80,6 +80,9 @@ setup (void **state)
     return -1;
   if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
+  /* The rules below are about binds around a read-only $HOME; the state
+   * layer over it (the default) has tests of its own. */
+  f->pol->state_mode = BWSH_STATE_NONE;
   *state = f;
   return 0;
 }
@@ -373,9 +376,18 @@ static void
 test_default_plan_is_the_seed_sandbox (void **state)
 {
   Fx *f = *state;
-  BwshPlan *p = build (f, NULL);
+  BwshPolicy *def = NULL;
+  BwshPlan *p;
   char *project = hp (f, "project");
   BwshMount *m;
+
+  assert_int_equal (bwsh_policy_new_defaults (&def), 0);
+  REQUIRE (def);
+  assert_int_equal (def->state_mode, BWSH_STATE_TMPFS);
+  assert_int_equal (def->start_dir, BWSH_START_HOME);
+  f->pol->state_mode = def->state_mode;
+  bwsh_policy_free (def);
+  p = build (f, NULL);
 
   assert_int_equal (p->diag.n, 0);
   assert_int_equal (p->n_refused, 0);
@@ -393,10 +405,19 @@ test_default_plan_is_the_seed_sandbox (void **state)
   m = must (find (p, "/tmp", BWSH_MOUNT_TMPFS));
   REQUIRE (m);
   assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
-  assert_non_null (find (p, f->home, BWSH_MOUNT_RO_BIND));
+  m = must (find (p, "/var/tmp", BWSH_MOUNT_TMPFS));
+  REQUIRE (m);
+  assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
+  /* $HOME is the session's state, a sized tmpfs; never the real home read-write. */
+  m = must (find (p, f->home, BWSH_MOUNT_TMPFS));
+  REQUIRE (m);
+  assert_true (m->state);
+  assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
   assert_null (find (p, f->home, BWSH_MOUNT_BIND));
   assert_non_null (find (p, project, BWSH_MOUNT_BIND));
-  assert_string_equal (p->chdir, project);
+  assert_string_equal (p->chdir, f->home);
+  assert_string_equal (p->start_dir, "home");
+  assert_string_equal (p->state, "tmpfs");
   assert_string_equal (p->project_dir, project);
   assert_string_equal (p->shell, f->pol->shell);
   assert_false (p->unshare[BWSH_NS_NET]);
@@ -701,8 +722,9 @@ static const DisableCase disable_cases[] = {
   { "/etc/", "/etc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
   { "//usr/./", "/usr", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
   { "/proc/", "/proc", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
-  { "/tmp", "/tmp", BWSH_VERDICT_DISABLED, NULL },
-  { "/tmp/", "/tmp", BWSH_VERDICT_DISABLED, NULL },
+  { "/tmp", "/tmp", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/tmp/", "/tmp", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
+  { "/var/tmp", "/var/tmp", BWSH_VERDICT_ACCEPTED, "is locked and cannot be disabled" },
   { "/run", "/run", BWSH_VERDICT_DISABLED, NULL },
   { "@H", "@H", BWSH_VERDICT_DISABLED, NULL },
   { "@H/", "@H", BWSH_VERDICT_DISABLED, NULL },
@@ -1066,7 +1088,7 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
           assert_int_equal (bwsh_path_normalize (v, &want), BWSH_PATH_OK);
           assert_int_equal (p->diag.n, 0);
           assert_string_equal (p->project_dir, want);
-          assert_string_equal (p->chdir, want);
+          assert_string_equal (p->chdir, f->home);
           assert_non_null (find (p, want, BWSH_MOUNT_BIND));
           assert_null (find (p, def, BWSH_MOUNT_BIND));
         }
@@ -1076,7 +1098,7 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
           assert_non_null (strstr (p->diag.lines[0], "using the default"));
           assert_int_equal (p->n_refused, 1);
           assert_string_equal (p->project_dir, def);
-          assert_string_equal (p->chdir, def);
+          assert_string_equal (p->chdir, f->home);
         }
       free (want);
       free (def);
@@ -1621,7 +1643,9 @@ test_environment_allow_list_and_fixed_identity (void **state)
   static const char *const passed[] = {
     "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=de_DE.UTF-8", "LC_CTYPE=C", "TZ=Europe/Berlin",
     "COLORTERM=truecolor", "SSH_CONNECTION=127.0.0.1 1 127.0.0.1 22", "SSH_CLIENT=127.0.0.1 1 22",
-    "SSH_TTY=/dev/pts/3",
+    /* bwrap binds the session's terminal at /dev/console; its /dev/pts
+     * is a devpts of its own, where /dev/pts/3 does not exist. */
+    "SSH_TTY=/dev/console",
   };
   static const char *const dropped[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "BASH_ENV", "ENV", "DBUS_SESSION_BUS_ADDRESS",
                                          "XDG_RUNTIME_DIR", "SSH_AUTH_SOCK", "LCX", "NOEQUALS" };
@@ -1658,6 +1682,15 @@ test_environment_allow_list_and_fixed_identity (void **state)
     bwsh_plan_free (p);
   }
   bwsh_bind_list_clear (&f->pol->env_allow);
+
+  /* With the host's /dev the session's pts exists at its own name. */
+  f->pol->dev_mode = BWSH_DEV_HOST;
+  {
+    char *const e3[] = { S ("SSH_TTY=/dev/pts/3"), NULL };
+    p = build_env (f, NULL, e3);
+    assert_true (env_has (p, "SSH_TTY=/dev/pts/3"));
+    bwsh_plan_free (p);
+  }
 }
 
 static char *

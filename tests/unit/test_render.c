@@ -195,11 +195,8 @@ test_options_confine_namespaces_and_environment (void **state)
   assert_true (argv_find_seq (&a, "--setenv", "PATH", "/usr/local/bin:/usr/bin:/bin") > clearenv);
   assert_true (argv_find_seq (&a, "--dev", "/dev", NULL) >= 0);
   assert_true (argv_find_seq (&a, "--proc", "/proc", NULL) >= 0);
-  {
-    char project[PATH_MAX + 16];
-    snprintf (project, sizeof project, "%s/project", f->home);
-    assert_true (argv_find_seq (&a, "--chdir", project, NULL) >= 0);
-  }
+  /* relative scp, sftp, rsync and git paths are relative to $HOME */
+  assert_true (argv_find_seq (&a, "--chdir", f->home, NULL) >= 0);
   bwsh_argv_clear (&a);
   bwsh_plan_free (p);
 }
@@ -339,7 +336,7 @@ test_options_follow_plan_order_and_skip_refused (void **state)
   Fx *f = *state;
   BwshPlan *p = plan_with (f, "{\"preferences\": {\"sandboxBwrapMounts\": {"
                               "\"additionalROBinds\": [\"@H/docs/deep\", \"/proc/kcore\", \"@H/missing\"],"
-                              "\"disabledDefaultBinds\": [\"/tmp\"]}}}",
+                              "\"disabledDefaultBinds\": [\"/run\"]}}}",
                            NULL, true);
   BwshArgv a = render (p, BWSH_RENDER_PATHS, -1);
   size_t at = 0;
@@ -363,7 +360,7 @@ test_options_follow_plan_order_and_skip_refused (void **state)
     }
   assert_int_equal (argv_find (&a, 0, "/proc/kcore"), -1);
   assert_int_equal (argv_find (&a, 0, missing), -1);
-  assert_int_equal (argv_find_seq (&a, "--tmpfs", "/tmp", NULL), -1);
+  assert_int_equal (argv_find_seq (&a, "--tmpfs", "/run", NULL), -1);
   /* $HOME before the project below it */
   {
     char project[PATH_MAX + 16];

@@ -884,7 +884,9 @@ add_defaults (Ctx *c, const char *project, const char *state_dir)
 
 /* ------------------------------------------------------------- additions */
 
-/* The first accepted mount before @before with destination @dest. */
+/* The first accepted mount before @before with destination @dest.  An
+ * entry of the real home does not count: a bind over it hides it as a bind
+ * below the read-only $HOME did, and a bind refused at resolve leaves it. */
 static ssize_t
 find_dest (Ctx *c, const char *dest, size_t before)
 {
@@ -892,7 +894,8 @@ find_dest (Ctx *c, const char *dest, size_t before)
 
   FOREACH_DEST (c, dest, i)
     {
-      if (i < before && c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && (best < 0 || (size_t) best > i))
+      if (i < before && c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && !c->p->mounts[i].home_entry
+          && (best < 0 || (size_t) best > i))
         best = (ssize_t) i;
     }
   return best;
@@ -1013,7 +1016,12 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
     for (size_t i = 0; i < c->p->n_mounts; i++)
       {
         BwshMount *m = &c->p->mounts[i];
-        if (m->verdict != BWSH_VERDICT_ACCEPTED || !m->home_entry)
+        /* The real home's entries, and its protected paths shown below
+         * a name the state provides. */
+        bool from_home = m->home_entry
+                         || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_RO_BIND
+                             && bwsh_path_has_prefix (m->dest, dest) && strcmp (m->dest, dest) != 0);
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_home)
           continue;
         int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
                             b->from.line);

@@ -8,6 +8,7 @@ it_setup
 it_skip_unless_bwrap
 H=$IT_HOME
 it_as_user mkdir -p "$H/work"
+it_as_user touch "$H/notes"
 it_user_config "{\"preferences\":{\"sandboxBwrapMounts\":{\"additionalBinds\":[\"$H/work\"]}}}"
 
 it_check "bwsh held at its exec of bwrap"
@@ -52,7 +53,9 @@ check_bind()
 }
 check_bind --bind-fd "$H/work" "$H/work"
 check_bind --bind-fd "$H/project" "$H/project"
-check_bind --ro-bind-fd "$H" "$H"
+# $HOME is the session's state; the real home's entries are bound read-only over it
+grep -qxF -- "$H" "$IT_TMP/blob" || it_fail "nothing is mounted at $H"
+check_bind --ro-bind-fd "$H/notes" "$H/notes"
 check_bind --ro-bind-fd /usr /usr
 check_bind --ro-bind-fd /etc /etc
 grep -qxF -- --args "$IT_TMP/blob" && it_fail "the blob nests --args"

@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# ~/project is created (0700) when missing, is the working directory, is
-# writable, and what is written there is on the host after the session.
+# ~/project is created (0700) when missing, is writable, and what is written
+# there is on the host after the session.  The session starts in $HOME, as
+# an SSH login does, so that relative paths mean what users expect.
 . "$(dirname "$0")/lib.sh"
 it_setup
 it_skip_unless_bwrap
 
-it_check "project dir is created 0700 and is the working directory"
+it_check "project dir is created 0700; the working directory is \$HOME"
 it_run 'pwd'
 it_assert_rc 0
-it_assert_eq "$IT_HOME/project" "$IT_OUT" "working directory inside"
+it_assert_eq "$IT_HOME" "$IT_OUT" "working directory inside"
 it_assert_eq "700 $IT_USER" "$(stat -c '%a %U' "$IT_HOME/project" 2>&1)" "project dir mode and owner"
 
 it_check "a file written in the project dir is on the host after exit"

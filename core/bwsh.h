@@ -729,6 +729,14 @@ bwsh_session_freep (BwshSession **s)
  * one list pam_bwsh's documentation and doctor's PAM checks use. */
 const char *const *bwsh_login_services (size_t *ret_n);
 
+/* NULL when @dir may hold a session's persistent state (policy state_dir),
+ * else why not: it must never be a place that programs outside the sandbox
+ * read ($HOME and above, ~/.config, ~/.local/share, ~/.local/bin, /etc, /usr,
+ * /run, /tmp, ..., a protected path, one of their parents), nor overlap the
+ * project directory.  @protected_paths and @project may be empty/NULL. */
+const char *bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home,
+                                    const char *project, const char *dir);
+
 /* True when @service (PAM_SERVICE) is one the policy refuses for subjects. */
 bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
 

@@ -523,16 +523,17 @@ static const char *const home_read_outside[] = { "/.config", "/.local/share", "/
 /* Outside $HOME, places that are not the user's, or not kept. */
 static const char *const state_refused_roots[] = { "/etc", "/usr", "/boot", "/run", "/tmp", "/var/tmp", "/dev/shm" };
 
-/* NULL when @dir may hold the session's persistent state, else why not. */
-static const char *
-state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
-                   const char *dir)
+const char *
+bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
+                        const char *dir)
 {
   if (bwsh_path_is_forbidden (dir))
-    return "/, /proc, /dev, /sys and paths under them cannot hold state";
+    return "is /, or lies in /proc, /dev or /sys";
   if (bwsh_path_has_prefix (home, dir))
     return "is $HOME or a directory above it";
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots); i++)
+  /* A home may itself lie below one of these (tests, /tmp homes): what is
+   * under $HOME is judged by the rules for the home. */
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots) && !bwsh_path_has_prefix (dir, home); i++)
     if (bwsh_path_has_prefix (dir, state_refused_roots[i]))
       return "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm";
   for (size_t i = 0; i < BWSH_N_ELEMENTS (home_read_outside); i++)
@@ -583,7 +584,7 @@ choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err)
   tmpl[n] = '\0';
   if (bwsh_path_expand (tmpl, c->id->home, &dir) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "state_dir \"%s\": not a valid absolute path", pol->state_dir);
-  why = state_dir_refusal (c->protected_paths, c->n_protected, c->id->home, project, dir);
+  why = bwsh_state_dir_refusal (c->protected_paths, c->n_protected, c->id->home, project, dir);
   if (why != NULL)
     return bwsh_error_set (err, -EPERM, NULL, 0, 0, "state_dir %s: %s", dir, why);
   *ret = steal_pointer (&dir);
@@ -884,6 +885,33 @@ add_defaults (Ctx *c, const char *project, const char *state_dir)
 
 /* ------------------------------------------------------------- additions */
 
+/* A mount of the real home's layer over the state: an entry of the real
+ * home, or a protected path shown below a name the state provides. */
+static bool
+from_real_home (const Ctx *c, const BwshMount *m)
+{
+  return m->home_entry
+         || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_RO_BIND
+             && bwsh_path_has_prefix (m->dest, c->id->home) && strcmp (m->dest, c->id->home) != 0);
+}
+
+/* A bind of $HOME itself replaces the state and the real home's layer. */
+static int
+shadow_home_layer (Ctx *c, const char *why)
+{
+  for (size_t i = 0; i < c->p->n_mounts; i++)
+    {
+      BwshMount *m = &c->p->mounts[i];
+      if (m->verdict == BWSH_VERDICT_ACCEPTED && from_real_home (c, m))
+        {
+          int r = set_reason (m, BWSH_VERDICT_SHADOWED, "%s", why);
+          if (r < 0)
+            return r;
+        }
+    }
+  return 0;
+}
+
 /* The first accepted mount before @before with destination @dest.  An
  * entry of the real home does not count: a bind over it hides it as a bind
  * below the read-only $HOME did, and a bind refused at resolve leaves it. */
@@ -963,6 +991,8 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
         return -ENOMEM;
       r = set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
                       bwsh_origin_to_string (m->from.origin));
+      if (r >= 0 && old->state)
+        r = shadow_home_layer (c, "$HOME is replaced by a bind");
       if (r < 0)
         return r;
       _cleanup_free_ char *esc = bwsh_escape (m->dest, strlen (m->dest));
@@ -1016,12 +1046,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
     for (size_t i = 0; i < c->p->n_mounts; i++)
       {
         BwshMount *m = &c->p->mounts[i];
-        /* The real home's entries, and its protected paths shown below
-         * a name the state provides. */
-        bool from_home = m->home_entry
-                         || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_RO_BIND
-                             && bwsh_path_has_prefix (m->dest, dest) && strcmp (m->dest, dest) != 0);
-        if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_home)
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_real_home (c, m))
           continue;
         int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
                             b->from.line);
@@ -1718,6 +1743,8 @@ state_fallback (BwshPlan *p, BwshMount *m, const char *why)
   return set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
 }
 
+static int dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
+
 /* The persistent state directory, resolved and checked again: it must be
  * the user's own directory, writable by nobody else, and still not a place
  * that programs outside the sandbox read once symlinks are followed. */
@@ -1742,8 +1769,16 @@ resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode)
         }
       /* Explain and check create nothing: the first login will. */
       if (would_create)
-        return set_reason (m, BWSH_VERDICT_ACCEPTED,
-                           "state = \"persistent\": does not exist yet, a session creates it (0700)");
+        {
+          _cleanup_free_ char *planned = NULL;
+          if (dry_run_created (p, m->src, &planned, &e) >= 0 && planned != NULL)
+            {
+              free (m->src);
+              m->src = steal_pointer (&planned);
+            }
+          return set_reason (m, BWSH_VERDICT_ACCEPTED,
+                             "state = \"persistent\": does not exist yet, a session creates it (0700)");
+        }
     }
   resolved = realpath (m->src, NULL);
   if (resolved == NULL)
@@ -1751,8 +1786,12 @@ resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode)
       snprintf (buf, sizeof buf, "cannot resolve: %s", strerror (errno));
       why = buf;
     }
-  else if ((why = state_dir_refusal (c->protected_paths, c->n_protected, p->home, p->project_dir, resolved)) != NULL)
-    ;
+  else if ((why = bwsh_state_dir_refusal (c->protected_paths, c->n_protected, p->home, p->project_dir, resolved))
+           != NULL)
+    {
+      snprintf (buf, sizeof buf, "resolves to %s, which %s", resolved, why);
+      why = buf;
+    }
   else if (bwsh_open_path_nofollow (resolved, &m->fd) < 0)
     why = "changed while it was checked";
   else if (fstat (m->fd, &st) < 0 || !S_ISDIR (st.st_mode))

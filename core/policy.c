@@ -498,6 +498,33 @@ key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, c
   return 0;
 }
 
+/* The places no state_dir may be are known before any user is: refuse
+ * them here, with the line.  The plan checks again against the protected
+ * paths and the project directory, and after resolving symlinks. */
+static int
+key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  _cleanup_free_ char *v = NULL, *expanded = NULL, *probe = NULL;
+  const char *why;
+  int r;
+
+  r = get_path (c, s, name, true, true, &v);
+  if (r < 0)
+    return r;
+  probe = strdup (v);
+  if (probe == NULL)
+    return -ENOMEM;
+  for (char *q = strstr (probe, "%u"); q != NULL; q = strstr (q, "%u"))
+    q[0] = q[1] = 'u';
+  r = bwsh_path_expand (probe, CHECK_HOME, &expanded);
+  if (r < 0)
+    return r;
+  why = bwsh_state_dir_refusal (NULL, 0, CHECK_HOME, NULL, expanded);
+  if (why != NULL)
+    return fail (c, s, -EPERM, "\"%s\": \"%s\" %s", name, v, why);
+  return set_string (FIELD (p, k->off, char *), steal_pointer (&v));
+}
+
 static int
 key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
@@ -1023,7 +1050,7 @@ const Key root_keys[] = {
   { "tmp_size", key_size, OFF (tmp_tmpfs_size), 0, NULL },
   { "start_dir", key_start_dir, 0, 0, NULL },
   { "state", key_state, 0, 0, NULL },
-  { "state_dir", key_bind_template, OFF (state_dir), 0, NULL },
+  { "state_dir", key_state_dir, OFF (state_dir), 0, NULL },
   { "rw_ceilings", key_paths, OFF (rw_ceilings), 0, NULL },
   { "ro_ceilings", key_paths, OFF (ro_ceilings), 0, NULL },
   { "protected", key_paths, OFF (protected_paths), 0, NULL },

@@ -10,7 +10,7 @@ libpam0g-dev libseccomp-dev libcmocka-dev"
 # (slapd and sssd for tests/fleet).
 BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3 clang \
 libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
-cron at xauth slapd ldap-utils sssd-ldap sssd-tools libnss-sss"
+cron at xauth slapd ldap-utils sssd-ldap sssd-tools libnss-sss vim less python3-pip"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor python3-jsonschema"
 

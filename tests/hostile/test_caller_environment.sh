@@ -44,8 +44,8 @@ it_check "the caller's PATH does not pick bwrap or the shell"
 h_env_session PATH="$H/evilbin:/usr/bin:/bin" -- 'echo "PATH=$PATH"; env true'
 sandboxed; it_assert_out_has "PATH=/usr/local/bin:/usr/bin:/bin"$'\n'
 it_check "HOME=/ does not move the home or the project"
-h_env_session HOME=/ -- 'echo "HOME=$HOME"; pwd'
-sandboxed; it_assert_out_has "HOME=$H"$'\n'"$H/project"$'\n'
+h_env_session HOME=/ -- 'echo "HOME=$HOME"; pwd; cd project && pwd'
+sandboxed; it_assert_out_has "HOME=$H"$'\n'"$H"$'\n'"$H/project"$'\n'
 it_check "SHELL does not choose the inner shell"
 h_env_session SHELL="$H/evil.sh" -- 'echo "SHELL=$SHELL"; readlink /proc/$$/exe'
 sandboxed; it_assert_out_has "SHELL=/bin/bash"$'\n'"/usr/bin/bash"$'\n'

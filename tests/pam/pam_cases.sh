@@ -185,8 +185,8 @@ policy_owned_by_user_refuses_session)
 overlay_symlink_to_shadow_ignored)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   ln -s /etc/shadow "$CFG"
   hostile_overlay "symlink to /etc/shadow" "is a symbolic link (refused)"
   ;;
@@ -196,8 +196,8 @@ overlay_root_only_file_read_as_user)
   # root may read stays unread, whatever its content.
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   printf '{"BWSH-SECRET": 1}\n' >"$CFG"
   chmod 0600 "$CFG"
   hostile_overlay "root-only file" "cannot open: Permission denied"
@@ -209,8 +209,8 @@ overlay_root_only_file_read_as_user)
 overlay_fifo_does_not_block_login)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   mkfifo -m 0600 "$CFG"
   chown "$U:" "$CFG"
   hostile_overlay "FIFO" "is a FIFO, not a regular file (refused)"
@@ -219,8 +219,8 @@ overlay_fifo_does_not_block_login)
 overlay_dev_zero_ignored)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   ln -s /dev/zero "$CFG"
   hostile_overlay "symlink to /dev/zero" "is a symbolic link (refused)"
   rm "$CFG"
@@ -233,8 +233,8 @@ overlay_world_writable_ignored)
   # Anyone could have written it: not the user's word.
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   printf '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/opt"]}}}\n' >"$CFG"
   chown "$U:" "$CFG"
   chmod 0666 "$CFG"
@@ -246,8 +246,8 @@ overlay_other_owner_ignored)
   other=$U
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   printf '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/opt"]}}}\n' >"$CFG"
   chown "$other:" "$CFG"
   chmod 0644 "$CFG"
@@ -257,8 +257,8 @@ overlay_other_owner_ignored)
 overlay_1mib_ignored)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
-  baseline_plan
   user_config_dir
+  baseline_plan
   { printf '{"x":"'; head -c 1048576 /dev/zero | tr '\0' a; printf '"}\n'; } >"$CFG"
   chown "$U:" "$CFG"
   chmod 0600 "$CFG"

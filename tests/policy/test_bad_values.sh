@@ -51,6 +51,23 @@ case $setting in
     bad 'network = "host";' '"network" must be "shared" or "none"'
     bad 'network = false;' '"network" must be "shared" or "none"'
     ;;
+  start_dir)
+    bad 'start_dir = "work";' '"start_dir" must be "home" or "project"'
+    bad 'start_dir = "~/project";' '"start_dir" must be "home" or "project"'
+    ;;
+  state)
+    bad 'state = "disk";' '"state" must be "tmpfs", "persistent", or "none"'
+    bad 'state = true;' '"state" must be "tmpfs", "persistent", or "none"'
+    ;;
+  state_dir)
+    bad 'state_dir = "state";' '"state_dir": must be an absolute path or start with "~/": "state"'
+    bad 'state_dir = "~";' '"state_dir": "~" is $HOME or a directory above it'
+    bad 'state_dir = "/home";' '"state_dir": "/home" is $HOME or a directory above it'
+    bad 'state_dir = "~/.config/bwsh-state";' '"state_dir": "~/.config/bwsh-state" lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read'
+    bad 'state_dir = "~/.local/bin/s";' '"state_dir": "~/.local/bin/s" lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read'
+    bad 'state_dir = "/tmp/state/%u";' '"state_dir": "/tmp/state/%u" lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm'
+    bad 'state_dir = "/etc/bwsh/%u";' '"state_dir": "/etc/bwsh/%u" lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm'
+    ;;
   root_size)
     bad 'root_size = "64X";' '"root_size" must be a number of bytes with an optional K, M or G suffix, not "64X"'
     bad 'root_size = -1;' '"root_size" must not be negative'

@@ -91,8 +91,9 @@ for m in d["mounts"]:
     for k in ("kind", "source", "destination", "origin", "origin_detail", "verdict", "reason"):
         if k not in m:
             bad.append("mount %r lacks %s" % (m.get("destination"), k))
-def one(dest, src=None):
-    ms = [m for m in d["mounts"] if m["destination"] == dest and (src is None or m["source"] == src)]
+def one(dest, src=None, origin=None):
+    ms = [m for m in d["mounts"] if m["destination"] == dest and (src is None or m["source"] == src)
+          and (origin is None or m["origin"] == origin)]
     if len(ms) != 1:
         bad.append("%d mounts at %s" % (len(ms), dest))
         return {}
@@ -104,8 +105,13 @@ def want(m, **kv):
 want(one("/usr"), kind="ro-bind", source="/usr", origin="default", origin_detail="default", verdict="accepted")
 want(one("/proc"), kind="proc", origin="default", verdict="accepted")
 want(one(forced), kind="ro-bind", source=forced, origin="policy", origin_detail="policy %s:2" % pol, verdict="accepted")
-rw = one(home + "/rw")
+rw = one(home + "/rw", origin="user")
 want(rw, kind="bind", source=home + "/rw", origin="user", verdict="accepted")
+# below it, the real home's entry, read-only over the session's state
+want(one(home + "/rw", origin="default"), kind="ro-bind", source=home + "/rw", verdict="accepted")
+want(one(home), kind="tmpfs", origin="default", verdict="accepted")
+if d.get("state") != "tmpfs" or d.get("start_dir") != "home" or d.get("chdir") != home:
+    bad.append("state %r, start_dir %r, chdir %r" % (d.get("state"), d.get("start_dir"), d.get("chdir")))
 if not rw.get("origin_detail", "").startswith("user " + uc + ":"):
     bad.append("user origin_detail %r" % rw.get("origin_detail"))
 ssh = one("/etc/ssh")

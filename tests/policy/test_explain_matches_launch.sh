@@ -195,7 +195,7 @@ env_allow = [ \"BWREC_*\" ];
 rlimits = { nproc = 500; };" "{ \"preferences\": { \"sandboxBwrapMounts\": {
   \"additionalBinds\": [ \"$H\", \"$H/rw\" ],
   \"additionalROBinds\": [ { \"src\": \"$H/ro-src\", \"dst\": \"/opt/ro\" }, \"$IT_TMP\" ],
-  \"disabledDefaultBinds\": [ \"/tmp\" ] } } }" \
+  \"disabledDefaultBinds\": [ \"/run\" ] } } }" \
   "--hostname${NL}recbox${NL}--unshare-net${NL}/srv/share${NL}/opt/ro${NL}BWREC_TWO${NL}a b 'c'${NL}--size${NL}33554432" \
   "NOT_ALLOWED"
 
@@ -215,18 +215,23 @@ row setting_ro_ceilings 'ro_ceilings = ( "/usr" );' \
 row setting_protected 'protected = ( "~/.ssh", "~/rw/keep" );' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }" \
   "$H/rw/keep" ""
-row setting_locked 'locked = ( "/tmp" );' \
-  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"disabledDefaultBinds\": [ \"/tmp\" ] } } }" \
-  "/tmp" ""
+row setting_locked 'locked = ( "/run" );' \
+  "{ \"preferences\": { \"sandboxBwrapMounts\": { \"disabledDefaultBinds\": [ \"/run\" ] } } }" \
+  "/run" ""
+row setting_start_dir 'start_dir = "project";' "" "$H/project" ""
+row setting_state_none 'state = "none";' "" "--ro-bind${NL}$H" ""
+# explain before the first persistent login creates nothing; bwsh then does
+row setting_state_persistent 'state = "persistent";' "" "$H/.local/state/bwsh" ""
+row setting_state_dir 'state = "persistent"; state_dir = "~/st";' "" "$H/st" ""
 row setting_user_overlay 'user_overlay = false;' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
   "" "$IT_TMP/forced"
 row setting_user_project_dir 'user_project_dir = false;' \
-  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw\" } }" \
-  "$H/project" "$H/rw"
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw/proj\" } }" \
+  "$H/project" "$H/rw/proj"
 row control_user_project_dir '' \
-  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw\" } }" \
-  "$H/rw" ""
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw/proj\" } }" \
+  "$H/rw/proj" ""
 row setting_ro_binds "ro_binds = ( \"$IT_TMP/forced\" );" "" "$IT_TMP/forced" ""
 row setting_rw_binds "rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );" "" "/srv/share" ""
 row setting_env_allow 'env_allow = [ "BWREC_*" ];' "" "BWREC_ONE" "NOT_ALLOWED"

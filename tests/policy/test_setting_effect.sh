@@ -52,8 +52,8 @@ case $setting in
     ;;
 
   project_dir)
-    it_check 'project_dir = "~/work": the session starts there and writes reach the host'
-    pol_write 'project_dir = "~/work";'
+    it_check 'project_dir = "~/work" (with start_dir = "project"): the session starts there and writes reach the host'
+    pol_write 'project_dir = "~/work"; start_dir = "project";'
     pol_session 'pwd; echo w >"$HOME/work/written"; echo p >"$HOME/project/written" || echo project-read-only'
     it_assert_rc 0
     out_is "$H/work
@@ -68,6 +68,7 @@ project-read-only"
     it_user_config "{ \"preferences\": { \"sandboxProjectDir\": \"$H/mine\" } }"
     it_check "shipped (true): the user's sandboxProjectDir is used"
     MARK=$H/mine/ran-marker
+    pol_write 'start_dir = "project";'
     pol_session 'pwd; touch mine-file'
     pol_assert_ran
     out_is "$H/mine"
@@ -75,7 +76,7 @@ project-read-only"
     it_check 'user_project_dir = false: the choice is refused, the policy project dir used'
     rm -f "$H/mine/mine-file"
     pol_project
-    pol_write 'user_project_dir = false;'
+    pol_write 'user_project_dir = false; start_dir = "project";'
     pol_session 'pwd; touch mine-file; touch "$HOME/mine/x" || echo mine-read-only'
     pol_assert_ran
     out_is "$H/project
@@ -84,6 +85,73 @@ mine-read-only"
     it_assert_err_has ": sandboxProjectDir $H/mine: the policy does not let users choose the project directory (using the default)"
     it_assert_exists "$H/project/mine-file"
     it_assert_absent "$H/mine/x"
+    ;;
+
+  start_dir)
+    it_check 'shipped (start_dir = "home"): the session starts in $HOME'
+    pol_session 'pwd'
+    pol_assert_ran
+    out_is "$H"
+    it_check 'start_dir = "project": the session starts in the project directory'
+    pol_write 'start_dir = "project";'
+    pol_session 'pwd'
+    pol_assert_ran
+    out_is "$H/project"
+    pol_explain
+    it_assert_rc 0
+    it_assert_eq "project $H/project" "$(pol_json 'd["start_dir"] + " " + d["chdir"]')" "explain: start_dir and chdir"
+    ;;
+
+  state)
+    echo keep >"$H/real.txt"
+    chown "$IT_USER:" "$H/real.txt"
+    probe='echo s >"$HOME/state-probe" && cat "$HOME/state-probe" || echo home-read-only; echo x >"$HOME/real.txt" || echo real-read-only'
+    it_check 'shipped (state = "tmpfs"): new files in $HOME work inside, reach nothing on the host'
+    pol_session "$probe"
+    pol_assert_ran
+    out_is "s
+real-read-only"
+    it_assert_absent "$H/state-probe"
+    it_check 'state = "none": the seed'"'"'s read-only $HOME'
+    pol_write 'state = "none";'
+    pol_session "$probe"
+    pol_assert_ran
+    out_is "home-read-only
+real-read-only"
+    it_assert_absent "$H/state-probe"
+    it_check 'state = "persistent": new files in $HOME land in state_dir (~/.local/state/bwsh)'
+    pol_write 'state = "persistent";'
+    pol_session "$probe"
+    pol_assert_ran
+    out_is "s
+real-read-only"
+    it_assert_absent "$H/state-probe"
+    it_assert_eq s "$(cat "$H/.local/state/bwsh/state-probe" 2>&1)" "the file in state_dir on the host"
+    it_assert_eq "$IT_USER 700" "$(stat -c '%U %a' "$H/.local/state/bwsh")" "state_dir owner and mode"
+    it_assert_eq keep "$(cat "$H/real.txt")" "real.txt on the host"
+    ;;
+
+  state_dir)
+    it_check 'state_dir = "~/st": the persistent state is there'
+    pol_write 'state = "persistent"; state_dir = "~/st";'
+    pol_session 'echo s >"$HOME/state-probe"'
+    pol_assert_ran
+    it_assert_eq s "$(cat "$H/st/state-probe" 2>&1)" "the file in ~/st on the host"
+    it_check 'a state_dir that contains a protected path refuses the session, nothing runs'
+    pol_write 'state = "persistent"; state_dir = "~/st"; protected = [ "~/.ssh", "~/st/keys" ];'
+    pol_session 'echo SANDBOX-RAN'
+    pol_assert_refused "state_dir $H/st: is, lies in or contains a protected path"
+    it_assert_out_lacks SANDBOX-RAN
+    it_check 'a state_dir that is a symlink into ~/.config is not used: a tmpfs instead, with a warning'
+    mkdir -p "$H/.config/elsewhere"
+    ln -s "$H/.config/elsewhere" "$H/st-link"
+    chown -h "$IT_USER:" "$H/.config" "$H/.config/elsewhere" "$H/st-link"
+    pol_write 'state = "persistent"; state_dir = "~/st-link";'
+    pol_session 'echo s >"$HOME/state-probe" && echo written'
+    pol_assert_ran
+    out_is written
+    it_assert_err_has "bwsh: warning: state_dir $H/st-link: cannot create $H/st-link: an element is not a directory; the session's state is a tmpfs this time, gone at logout"
+    it_assert_absent "$H/.config/elsewhere/state-probe"
     ;;
 
   user_config)

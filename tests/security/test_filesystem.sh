@@ -24,25 +24,37 @@ probe_lines()
 
 case_home_usr_etc_writes_refused()
 {
-  it_check "writes to \$HOME, /usr and /etc fail with EROFS, not EACCES"
+  echo keep >"$IT_HOME/bwsh-sec-real"
+  mkdir "$IT_HOME/bwsh-sec-realdir"
+  chown "$IT_USER:" "$IT_HOME/bwsh-sec-real" "$IT_HOME/bwsh-sec-realdir"
+  it_check "writes to the real \$HOME, /usr and /etc fail with EROFS, not EACCES"
   probe_lines <<EOF
-home create ~/bwsh-sec-new
-home_profile create ~/.profile
-home_mkdir mkdir ~/bwsh-sec-dir
+home create ~/bwsh-sec-real
+home_mkdir mkdir ~/bwsh-sec-realdir/sub
 usr create /usr/bwsh-sec-new
 usr_bin create /usr/bin/bwsh-sec-new
 etc create /etc/bwsh-sec-new
 etc_passwd create /etc/passwd
 EOF
   it_assert_rc 0
-  for l in home home_profile home_mkdir usr usr_bin etc etc_passwd; do
+  for l in home home_mkdir usr usr_bin etc etc_passwd; do
     sec_assert_line "$l=EROFS"
   done
-  it_assert_absent "$IT_HOME/bwsh-sec-new"
-  it_assert_absent "$IT_HOME/bwsh-sec-dir"
+  it_assert_eq keep "$(cat "$IT_HOME/bwsh-sec-real")" "bwsh-sec-real on the host"
+  it_assert_absent "$IT_HOME/bwsh-sec-realdir/sub"
   it_assert_absent /usr/bwsh-sec-new
   it_assert_absent /usr/bin/bwsh-sec-new
   it_assert_absent /etc/bwsh-sec-new
+
+  it_check "a new name in \$HOME is the session's own state: written inside, never on the host"
+  probe_lines <<EOF
+home_new create ~/bwsh-sec-new
+home_newdir mkdir ~/bwsh-sec-dir
+EOF
+  sec_assert_line "home_new=OK"
+  sec_assert_line "home_newdir=OK"
+  it_assert_absent "$IT_HOME/bwsh-sec-new"
+  it_assert_absent "$IT_HOME/bwsh-sec-dir"
 
   it_check "the project dir, in contrast, is writable (the probe works)"
   probe_lines <<EOF

@@ -92,14 +92,14 @@ check("the prompt can be set", expect(r"P> $") is not None)
 # bwrap --dev gives the sandbox its own devpts, where the host's /dev/pts/N
 # does not exist, and binds the session's terminal at /dev/console: that is
 # the name tty finds.  What matters is that it answers, and with the very
-# device that is the shell's stdin.
-out = run("t=$(tty); echo tty-rc=$? name=$t; "
+# device that is the shell's stdin.  SSH_TTY says the same.
+out = run("t=$(tty); echo tty-rc=$? name=$t; [ \"$SSH_TTY\" = \"$t\" ] && echo ssh-tty-agrees; "
           "[ \"$(stat -L -c %t:%T:%i \"$t\")\" = \"$(stat -L -c %t:%T:%i /dev/stdin)\" ] && echo same-device")
 check("tty answers with the session's terminal",
-      out is not None and "tty-rc=0 name=/dev/" in out and "same-device" in out, out)
+      out is not None and "tty-rc=0 name=/dev/" in out and "same-device" in out and "ssh-tty-agrees" in out, out)
 
-out = run("cat /proc/1/comm; test -w ~ && echo home-writable || echo home-ro")
-check("the interactive session is the sandbox", out is not None and "bwrap" in out and "home-ro" in out, out)
+out = run("cat /proc/1/comm; test -w ~/.ssh && echo ssh-writable || echo ssh-ro")
+check("the interactive session is the sandbox", out is not None and "bwrap" in out and "ssh-ro" in out, out)
 
 out = run("stty size")
 check("the initial window size reaches the shell", out is not None and "24 80" in out, out)

@@ -11,11 +11,12 @@ ssh_start main
 
 it_check "a command runs inside the sandbox, not on the host"
 ssh_mark
-ssh_run t "$SSH_PROBE; touch ~/escape-home /tmp/escape-tmp 2>&1; echo done"
+ssh_run t "$SSH_PROBE; touch ~/.ssh/escape-home ~/escape-home /tmp/escape-tmp 2>&1; echo done"
 it_assert_rc 0
 it_assert_eq bwrap "$(head -n1 <<<"$IT_OUT")" "/proc/1/comm inside the session"
-it_assert_out_has "Read-only file system"
+it_assert_out_has "touch: cannot touch '$IT_HOME/.ssh/escape-home': Read-only file system"
 it_assert_out_has done
+it_assert_absent "$IT_HOME/.ssh/escape-home"
 it_assert_absent "$IT_HOME/escape-home"
 ssh_assert_confined
 

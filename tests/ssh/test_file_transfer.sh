@@ -36,12 +36,15 @@ for proto in sftp scp; do
   it_assert_rc 0
   it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$IT_TMP/down" 2>/dev/null)" "downloaded file"
 
-  it_check "scp $opt ($proto protocol) cannot write to /etc, the home, or read another home"
+  it_check "scp $opt ($proto protocol) cannot write to /etc, the real home, or read another home"
   scp_ $opt "$IT_TMP/up" "t:/etc/bwsh-scp-$proto"
   [ "$IT_RC" != 0 ] || it_fail "scp to /etc succeeded"
   it_assert_absent "/etc/bwsh-scp-$proto"
+  scp_ $opt "$IT_TMP/up" "t:$IT_HOME/.ssh/escape-$proto"
+  [ "$IT_RC" != 0 ] || it_fail "scp to ~/.ssh succeeded"
+  it_assert_absent "$IT_HOME/.ssh/escape-$proto"
+  # A new name in the home is the session's state: never on the host.
   scp_ $opt "$IT_TMP/up" "t:$IT_HOME/escape-$proto"
-  [ "$IT_RC" != 0 ] || it_fail "scp to the home succeeded"
   it_assert_absent "$IT_HOME/escape-$proto"
   scp_ $opt "$IT_TMP/up" "t:/tmp/escape-$proto"
   it_assert_absent "/tmp/escape-$proto"
@@ -67,16 +70,16 @@ it_assert_out_has "up-sftp"
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$P/sftp-put" 2>/dev/null)" "sftp put"
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$IT_TMP/sftp-got" 2>/dev/null)" "sftp get"
 
-it_check "sftp starts in the project dir and sees the sandbox's filesystem"
-printf 'pwd\nls -1 /\nls -1 %s\n' "$(dirname "$VICTIM_HOME")" >"$IT_TMP/batch"
+it_check "sftp starts in \$HOME and sees the sandbox's filesystem"
+printf 'pwd\nls -1 /\nls -1 /var\nls -1 %s\n' "$(dirname "$VICTIM_HOME")" >"$IT_TMP/batch"
 IT_RC=0
 timeout -k 5 60 sftp -q -F "$SSH_CFG" -b "$IT_TMP/batch" t >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
-it_assert_out_has "Remote working directory: $P"
+it_assert_out_has "Remote working directory: $IT_HOME"
 it_assert_out_lacks "$(basename "$VICTIM_HOME")"
-it_assert_out_lacks "/var"
+it_assert_out_lacks "/var/lib"
 
-for target in /etc/bwsh-sftp "$IT_HOME/escape-sftp" "$VICTIM_HOME/escape-sftp"; do
+for target in /etc/bwsh-sftp "$IT_HOME/.ssh/escape-sftp" "$VICTIM_HOME/escape-sftp"; do
   it_check "sftp put to $target is refused"
   printf 'put %s %s\n' "$IT_TMP/up" "$target" >"$IT_TMP/batch"
   IT_RC=0
@@ -113,8 +116,10 @@ diff -r "$IT_TMP/tree" "$IT_TMP/tree-back" >/dev/null || it_fail "rsync pull dif
 
 it_check "rsync cannot write outside the project dir or read another home"
 IT_RC=0
-timeout -k 5 60 rsync -a -e "$RSH" "$IT_TMP/tree/" "t:$IT_HOME/escape-rsync/" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-[ "$IT_RC" != 0 ] || it_fail "rsync into the home succeeded"
+timeout -k 5 60 rsync -a -e "$RSH" "$IT_TMP/tree/" "t:$IT_HOME/.ssh/escape-rsync/" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+[ "$IT_RC" != 0 ] || it_fail "rsync into ~/.ssh succeeded"
+it_assert_absent "$IT_HOME/.ssh/escape-rsync"
+timeout -k 5 60 rsync -a -e "$RSH" "$IT_TMP/tree/" "t:$IT_HOME/escape-rsync/" >"$IT_TMP/out" 2>"$IT_TMP/err"
 it_assert_absent "$IT_HOME/escape-rsync"
 IT_RC=0
 timeout -k 5 60 rsync -a -e "$RSH" "t:$VICTIM_HOME/secret" "$IT_TMP/stolen" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?

@@ -22,12 +22,12 @@ ssh_start forced snippet
 
 it_check "the client's command runs in the sandbox, with bash's quoting and its exit status"
 ssh_mark
-ssh_run t "$SSH_PROBE; x='a  b'; printf '<%s>' \$x \"\$x\"; echo; touch ~/escape 2>/dev/null || echo ro; exit 42"
+ssh_run t "$SSH_PROBE; x='a  b'; printf '<%s>' \$x \"\$x\"; echo; touch ~/.ssh/escape 2>/dev/null || echo ro; exit 42"
 it_assert_rc 42
 it_assert_eq "bwrap
 <a><b><a  b>
 ro" "$IT_OUT" "forced command output"
-it_assert_absent "$IT_HOME/escape"
+it_assert_absent "$IT_HOME/.ssh/escape"
 
 it_check "stdin and stdout stay binary-clean"
 head -c $((2 * 1024 * 1024)) /dev/urandom >"$IT_TMP/blob"
@@ -49,7 +49,7 @@ printf 'pwd\nget %s %s\n' "$VICTIM_HOME/secret" "$IT_TMP/stolen" >"$IT_TMP/batch
 IT_RC=0
 timeout -k 5 60 sftp -q -F "$SSH_CFG" -b "$IT_TMP/batch" t >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
-it_assert_out_has "Remote working directory: $IT_HOME/project"
+it_assert_out_has "Remote working directory: $IT_HOME"
 it_assert_absent "$IT_TMP/stolen"
 ssh_assert_confined
 ssh_stop

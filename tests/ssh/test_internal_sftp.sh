@@ -39,12 +39,14 @@ ssh_start external snippet
 ssh_mark
 sftp_batch "pwd"
 it_assert_rc 0
-it_assert_out_has "Remote working directory: $IT_HOME/project"
+it_assert_out_has "Remote working directory: $IT_HOME"
 sftp_batch "get $VICTIM_HOME/secret $IT_TMP/stolen"
 [ "$IT_RC" != 0 ] || it_fail "sftp-server read another user's home"
 it_assert_absent "$IT_TMP/stolen"
+sftp_batch "put $IT_TMP/x $IT_HOME/.ssh/external-escape"
+[ "$IT_RC" != 0 ] || it_fail "sftp-server wrote to ~/.ssh"
+it_assert_absent "$IT_HOME/.ssh/external-escape"
 sftp_batch "put $IT_TMP/x $IT_HOME/external-escape"
-[ "$IT_RC" != 0 ] || it_fail "sftp-server wrote to the home"
 it_assert_absent "$IT_HOME/external-escape"
 ssh_assert_confined
 ssh_stop

@@ -31,10 +31,10 @@ PTY=$BWSH_SOURCE_DIR/tests/ssh/pty_run.py
 
 it_check "su - user runs the login shell in the sandbox"
 ssh_mark
-in_ns su - "$IT_USER" -c "$SSH_PROBE; pwd; touch ~/su-escape 2>/dev/null || echo ro"
+in_ns su - "$IT_USER" -c "$SSH_PROBE; pwd; touch ~/.ssh/su-escape 2>/dev/null || echo ro"
 it_assert_rc 0
 it_assert_eq "bwrap
-$IT_HOME/project
+$IT_HOME
 ro" "$IT_OUT" "su - output"
 
 it_check "su user -c cmd runs in the sandbox"

@@ -1789,6 +1789,210 @@ test_network_none_unshares_net (void **state)
 
 /* ------------------------------------------------------------ identity */
 
+/* ------------------------------------------------------------- the home */
+
+static void
+touch_in_home (const Fx *f, const char *rel)
+{
+  char *p = hp (f, rel);
+  int fd = open (p, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+  assert_true (fd >= 0);
+  close (fd);
+  free (p);
+}
+
+static void
+test_home_entries_read_only_over_tmpfs_state (void **state)
+{
+  Fx *f = *state;
+  char *fifo = hp (f, "fifo");
+  BwshPlan *p;
+  BwshMount *m;
+  struct stat st;
+
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  mkdirs (f, "docs");
+  mkdirs (f, ".cache");
+  mkdirs (f, ".config/bwsh");
+  touch_in_home (f, "notes");
+  touch_in_home (f, ".bash_history");
+  touch_in_home (f, ".gitconfig");
+  symlink_in_home (f, "/etc/hostname", "link");
+  assert_int_equal (mkfifo (fifo, 0600), 0);
+  p = build (f, NULL);
+  assert_string_equal (p->state, "tmpfs");
+  m = must (find (p, f->home, BWSH_MOUNT_TMPFS));
+  assert_true (m->state);
+  assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
+  /* the real home's entries: read-only, by an O_PATH fd opened now */
+  for (size_t i = 0; i < 2; i++)
+    {
+      char *d = hp (f, i == 0 ? "docs" : "notes");
+      m = must (find (p, d, BWSH_MOUNT_RO_BIND));
+      assert_true (m->home_entry);
+      assert_true (m->fd >= 0);
+      assert_int_equal (fstat (m->fd, &st), 0);
+      assert_true (i == 0 ? S_ISDIR (st.st_mode) : S_ISREG (st.st_mode));
+      assert_null (find (p, d, BWSH_MOUNT_BIND));
+      free (d);
+    }
+  m = must (find_h (f, p, "@H/link", BWSH_MOUNT_SYMLINK));
+  assert_string_equal (m->src, "/etc/hostname");
+  /* a FIFO is no bind source; the state provides the names of programs' state */
+  assert_null (find_h (f, p, "@H/fifo", -1));
+  assert_null (find_h (f, p, "@H/.cache", -1));
+  assert_null (find_h (f, p, "@H/.bash_history", -1));
+  assert_null (find_h (f, p, "@H/.gitconfig", -1));
+  assert_null (find_h (f, p, "@H/.config", -1));
+  /* a protected path below a state name is the real one, read-only */
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  /* the project is read-write over all of it, and parents come first */
+  m = must (find_h (f, p, "@H/project", BWSH_MOUNT_BIND));
+  assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
+  assert_null (find_h (f, p, "@H/project", BWSH_MOUNT_RO_BIND));
+  resolve (p);
+  bwsh_plan_free (p);
+
+  /* disabling $HOME hides the real home, the state stays */
+  p = build_json (f, MOUNTS ("\"disabledDefaultBinds\": [\"@H\"]"));
+  assert_int_equal (must (find (p, f->home, BWSH_MOUNT_TMPFS))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
+  assert_int_equal (must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
+  bwsh_plan_free (p);
+
+  /* a read-write bind of the whole home replaces state and entries */
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H\"]"));
+  assert_int_equal (must (find (p, f->home, BWSH_MOUNT_TMPFS))->verdict, BWSH_VERDICT_SHADOWED);
+  assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SHADOWED);
+  assert_int_equal (must (find (p, f->home, BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+
+  /* a bind over one entry: no conflict, the entry stays below it */
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H/docs\"]"));
+  assert_int_equal (p->diag.n, 0);
+  assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+
+  /* more entries than max_mounts: the seed's read-only home, with a warning */
+  f->pol->max_mounts = 16;
+  p = build (f, NULL);
+  assert_string_equal (p->state, "none");
+  assert_non_null (find (p, f->home, BWSH_MOUNT_RO_BIND));
+  assert_null (find (p, f->home, BWSH_MOUNT_TMPFS));
+  expect_single_warning (p, f->home, "the home is read-only and the shell's state is not writable");
+  bwsh_plan_free (p);
+  free (fifo);
+}
+
+static const struct
+{
+  const char *dir;
+  const char *reason; /* NULL: accepted */
+} state_dir_cases[] = {
+  { "~/.local/state/bwsh", NULL },
+  { "/var/lib/bwsh/state/%u", NULL },
+  { "~", "is $HOME or a directory above it" },
+  { "/", "is /, or lies in /proc, /dev or /sys" },
+  { "~/.config", "lies in ~/.config, ~/.local/share or ~/.local/bin" },
+  { "~/.config/state", "lies in ~/.config, ~/.local/share or ~/.local/bin" },
+  { "~/.local/share/bwsh", "lies in ~/.config, ~/.local/share or ~/.local/bin" },
+  { "~/.ssh/state", "is, lies in or contains a protected path" },
+  { "~/.pam_environment", "is, lies in or contains a protected path" },
+  { "~/project/state", "overlaps the project directory" },
+  { "/tmp/state/%u", "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm" },
+  { "/etc/bwsh/state", "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm" },
+};
+
+static void
+test_state_dir_never_where_programs_outside_read (void **state)
+{
+  Fx *f = *state;
+
+  f->pol->state_mode = BWSH_STATE_PERSISTENT;
+  /* a parent of a protected path is refused too */
+  assert_int_equal (bwsh_bind_list_add (&f->pol->protected_paths, "~/st/keys", NULL, NULL), 0);
+  for (size_t i = 0; i <= sizeof state_dir_cases / sizeof state_dir_cases[0]; i++)
+    {
+      const char *dir = i < sizeof state_dir_cases / sizeof state_dir_cases[0] ? state_dir_cases[i].dir : "~/st";
+      const char *reason = i < sizeof state_dir_cases / sizeof state_dir_cases[0]
+                             ? state_dir_cases[i].reason
+                             : "is, lies in or contains a protected path";
+      BwshError err = { 0 };
+      BwshPlan *p = NULL;
+      int r;
+
+      free (f->pol->state_dir);
+      f->pol->state_dir = strdup (dir);
+      r = bwsh_plan_build (f->id, f->pol, NULL, NULL, &p, &err);
+      if (reason == NULL)
+        {
+          if (r != 0)
+            fail_msg ("state_dir %s: %s", dir, err.message);
+          assert_string_equal (p->state, "persistent");
+          BwshMount *m = must (find (p, f->home, BWSH_MOUNT_BIND));
+          assert_true (m->state);
+          if (strstr (dir, "%u") != NULL)
+            assert_string_equal (m->src, "/var/lib/bwsh/state/tester");
+          bwsh_plan_free (p);
+          continue;
+        }
+      if (r != -EPERM || strstr (err.message, reason) == NULL)
+        fail_msg ("state_dir %s: %d \"%s\", want \"%s\"", dir, r, err.message, reason);
+      assert_null (p);
+    }
+}
+
+static void
+test_persistent_state_resolved_and_checked_again (void **state)
+{
+  Fx *f = *state;
+  char *dir = hp (f, ".local/state/bwsh");
+  BwshPlan *p;
+  BwshMount *m;
+  struct stat st;
+
+  f->pol->state_mode = BWSH_STATE_PERSISTENT;
+  p = build (f, NULL);
+  resolve (p);
+  /* created as the user, 0700, bound by fd */
+  assert_int_equal (stat (dir, &st), 0);
+  assert_int_equal (st.st_mode & 07777, 0700);
+  m = must (find (p, f->home, BWSH_MOUNT_BIND));
+  assert_string_equal (m->src, dir);
+  assert_true (m->fd >= 0);
+  assert_string_equal (p->state, "persistent");
+  bwsh_plan_free (p);
+
+  /* a mount point bwrap left for a real entry is fine; one of another kind
+   * makes the state's entry show instead */
+  mkdirs (f, "docs");
+  touch_in_home (f, "notes");
+  mkdirs (f, ".local/state/bwsh/docs");
+  mkdirs (f, ".local/state/bwsh/notes");
+  p = build (f, NULL);
+  resolve (p);
+  assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/notes", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  expect_single_warning (p, "notes", "the persistent state has an entry of another kind");
+  bwsh_plan_free (p);
+
+  /* swapped for a symlink into ~/.config after the plan: the walk that
+   * creates it as the user follows no symlink, and a tmpfs is used instead */
+  mkdirs (f, ".config/elsewhere");
+  p = build (f, NULL);
+  assert_int_equal (unit_rm_rf (dir), 0);
+  symlink_in_home (f, "@H/.config/elsewhere", ".local/state/bwsh");
+  resolve (p);
+  m = must (find (p, f->home, BWSH_MOUNT_TMPFS));
+  assert_true (m->state);
+  assert_string_equal (p->state, "tmpfs");
+  expect_single_warning (p, "state_dir", "an element is not a directory; the session's state is a tmpfs");
+  bwsh_plan_free (p);
+  free (dir);
+}
+
 static void
 test_identity_from_nss_not_environment (void **state)
 {
@@ -1856,6 +2060,9 @@ main (void)
     T (test_strict_policy_fails_resolve_on_any_refusal),
     T (test_overlay_ignored_when_policy_forbids_it),
     T (test_network_none_unshares_net),
+    T (test_home_entries_read_only_over_tmpfs_state),
+    T (test_state_dir_never_where_programs_outside_read),
+    T (test_persistent_state_resolved_and_checked_again),
     cmocka_unit_test (test_identity_from_nss_not_environment),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);

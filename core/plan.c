@@ -612,11 +612,12 @@ cmp_str (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* The names in the real $HOME, sorted, without "." and "..".  A home that
- * cannot be read gives none: the session step after the plan refuses a
- * missing home with its own message. */
+/* The names in the real $HOME, sorted, without "." and "..", at most @max
+ * of them plus one (a home with more is not bound entry by entry, and is
+ * not read further).  A home that cannot be read gives none: the session
+ * step after the plan refuses a missing home with its own message. */
 static int
-list_home (const char *home, char ***ret, size_t *ret_n)
+list_home (const char *home, size_t max, char ***ret, size_t *ret_n)
 {
   _cleanup_close_ int fd = -1;
   char **v = NULL;
@@ -633,7 +634,7 @@ list_home (const char *home, char ***ret, size_t *ret_n)
   if (d == NULL)
     return 0;
   fd = -1;
-  while ((de = readdir (d)) != NULL)
+  while (n <= max && (de = readdir (d)) != NULL)
     {
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
@@ -726,16 +727,16 @@ add_home (Ctx *c, const char *project, const char *state_dir)
   c->p->state = pol->state_mode == BWSH_STATE_NONE ? "none" : state_dir != NULL ? "persistent" : "tmpfs";
   if (pol->state_mode != BWSH_STATE_NONE)
     {
-      r = list_home (home, &names, &n_names);
+      r = list_home (home, pol->max_mounts, &names, &n_names);
       if (r < 0)
         return r;
       /* Every entry is a bind, and bwrap's cost grows with each one. */
       if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
         {
           r = bwsh_diag_add (&c->p->diag,
-                             "%s: %zu entries, more than max_mounts lets bwsh bind one by one; "
+                             "%s: more entries than max_mounts lets bwsh bind one by one; "
                              "the home is read-only and the shell's state is not writable this session",
-                             home, n_names);
+                             home);
           if (r < 0)
             goto out;
           c->p->state = "none";

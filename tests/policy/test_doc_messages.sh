@@ -79,6 +79,19 @@ timeout 60 python3 -c 'import os, sys; os.setresgid(int(sys.argv[2]), int(sys.ar
   "$IT_UID" "$IT_GID" "$BWSH" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 collect
 fresh; run_bwsh -- -x
+# state_dir: a place programs outside read (line 4); one holding a protected
+# path; missing outside the home; not the user's; a symlink on the way.
+fresh; pol_write "$(printf '#\n#\n#\nstate_dir = "~/.config/state";')"; run_bwsh -- -c true
+fresh; pol_write 'state = "persistent"; state_dir = "~/st"; protected = [ "~/.ssh", "~/st/keys" ];'
+run_bwsh -- -c true
+fresh; [ ! -e /var/lib/bwsh/state ] || it_fail "/var/lib/bwsh/state exists on this machine"
+pol_write 'state = "persistent"; state_dir = "/var/lib/bwsh/state/%u";'; run_bwsh -- -c true
+fresh; mkdir -m 0700 "$H/st"; pol_write 'state = "persistent"; state_dir = "~/st";'; run_bwsh -- -c true
+rmdir "$H/st"
+fresh; it_as_user ln -s .config "$H/st"; pol_write 'state = "persistent"; state_dir = "~/st";'
+run_bwsh -- -c true; rm -f "$H/st"
+# A home with more entries than max_mounts lets bwsh bind.
+fresh; pol_write 'max_mounts = 16;'; run_bwsh -- -c true
 # The overlay of bwsh-config.json(5) and the guide, line for line.
 fresh; pol_write 'project_dir = "~/project";'
 it_user_config '{

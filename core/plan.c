@@ -1750,7 +1750,7 @@ static int dry_run_created (const BwshPlan *p, const char *path, char **ret, Bws
  * the user's own directory, writable by nobody else, and still not a place
  * that programs outside the sandbox read once symlinks are followed. */
 static int
-resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode)
+resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
 {
   _cleanup_free_ char *resolved = NULL;
   const char *why = NULL;
@@ -1777,6 +1777,7 @@ resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode)
               free (m->src);
               m->src = steal_pointer (&planned);
             }
+          *ret_unopened = true;
           return set_reason (m, BWSH_VERDICT_ACCEPTED,
                              "state = \"persistent\": does not exist yet, a session creates it (0700)");
         }
@@ -2007,7 +2008,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       /* Sorted parents first: the state comes before the home's entries. */
       if (m->state && m->kind == BWSH_MOUNT_BIND)
         {
-          r = resolve_state (p, &c, m, mode);
+          r = resolve_state (p, &c, m, mode, &unopened[i]);
           if (r < 0)
             goto out;
           state_fd = m->kind == BWSH_MOUNT_BIND ? m->fd : -1;

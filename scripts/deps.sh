@@ -1,30 +1,85 @@
 #!/bin/sh
-# Install what building and testing bwsh needs, from Debian's packages only.
-# Sourced by scripts/try and scripts/test; safe to run again.
-set -eu
+# The one list of what bwsh needs, as Debian package names that exist on both
+# Debian 12 (bookworm) and Debian 13 (trixie).  Sourced by scripts/try,
+# scripts/test and tests/fresh/run.sh; packaging/check-deps.sh (a ctest test)
+# checks packaging/debian/control against it; README.md points here.
+# Safe to source again.
 
-BWSH_BUILD_DEPS="build-essential cmake pkg-config bubblewrap libjansson-dev libconfig-dev \
-libpam0g-dev libseccomp-dev libcmocka-dev"
-# What the test suite drives for real: PAM stacks, sshd and its clients,
-# file-transfer tools, fuzzing and memory checkers, man page tools, a directory
+# What the default build needs (`cmake -S . -B build && cmake --build build`),
+# man pages included (scdoc): scripts/try installs these.  All but
+# build-essential (and pkg-config, spelt "pkgconf | pkg-config") are the
+# Build-Depends of packaging/debian/control.
+BWSH_BUILD_DEPS="build-essential cmake pkg-config libjansson-dev libconfig-dev libpam0g-dev \
+libseccomp-dev scdoc"
+# What bwsh needs at run time: the Depends of packaging/debian/control
+# besides the shared libraries.
+BWSH_RUN_DEPS="bubblewrap libpam-runtime"
+# What the test suite drives for real: unit tests, PAM stacks, sshd and its
+# clients, file-transfer tools, cron and at, D-Bus, pasta, the sanitizers,
+# the static analyzer, the fuzzers (llvm-symbolizer names the frames the LSan
+# suppressions match), man page lint, the fresh-machine test, a directory
 # (slapd and sssd for tests/fleet).
-BWSH_TEST_DEPS="pamtester openssh-server openssh-client rsync git expect python3 clang \
-libclang-rt-14-dev clang-tools-14 valgrind strace util-linux login passwd procps psmisc scdoc mandoc \
-cron at xauth slapd ldap-utils sssd-ldap sssd-tools libnss-sss vim less python3-pip"
+BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
+expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
+procps psmisc mandoc cron at xauth passt dbus debootstrap slapd ldap-utils sssd-ldap sssd-tools \
+libnss-sss vim less python3-pip"
 # Building and checking the Debian and RPM packages.
-BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor python3-jsonschema"
+BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
+python3-jsonschema"
 
+# The programs the scripts and tests call, by the name they call them, with
+# the package that provides that name on both releases.  scripts/test
+# refuses to start when one is missing after the install.
+BWSH_TEST_COMMANDS="cmake:cmake ctest:cmake pkg-config:pkg-config scdoc:scdoc bwrap:bubblewrap \
+pamtester:pamtester sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client \
+sftp:openssh-client scp:openssh-client rsync:rsync git:git expect:expect python3:python3 \
+clang:clang scan-build:clang-tools llvm-symbolizer:llvm valgrind:valgrind strace:strace \
+setpriv:util-linux unshare:util-linux nsenter:util-linux script:util-linux su:util-linux \
+useradd:passwd userdel:passwd ps:procps mandoc:mandoc cron:cron atd:at xauth:xauth pasta:passt \
+dbus-daemon:dbus debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
+rpmbuild:rpm apparmor_parser:apparmor"
+
+# bwsh_missing_packages PKG...: print the ones dpkg does not have installed.
+bwsh_missing_packages ()
+{
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || printf ' %s' "$p"
+  done
+}
+
+# bwsh_install_deps PKG...: install the missing ones with apt-get, as root or
+# through sudo; without either, say what is missing and how to install it.
 bwsh_install_deps ()
 {
-  missing=""
-  for p in "$@"; do
-    dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
-  done
+  missing=$(bwsh_missing_packages "$@")
   [ -z "$missing" ] && return 0
+  if [ "$(id -u)" -eq 0 ]; then
+    sudo=""
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "$(basename "$0"): these Debian packages are missing:$missing" >&2
+    echo "$(basename "$0"): installing them needs root; as root run:" >&2
+    echo "    apt-get install$missing" >&2
+    echo "$(basename "$0"): or run $0 as root (or with sudo) once" >&2
+    exit 1
+  fi
   echo "installing:$missing" >&2
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
   # shellcheck disable=SC2086
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $missing >/dev/null
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# bwsh_check_commands CMD:PKG...: fail, naming the package, if a command the
+# suite calls is not found (root's PATH includes /usr/sbin).
+bwsh_check_commands ()
+{
+  bad=""
+  for cp in "$@"; do
+    c=${cp%%:*}
+    PATH="$PATH:/usr/sbin:/sbin" command -v "$c" >/dev/null 2>&1 || bad="$bad $c (package ${cp#*:})"
+  done
+  [ -z "$bad" ] && return 0
+  echo "$(basename "$0"): commands the suite calls are missing:$bad" >&2
+  exit 1
 }

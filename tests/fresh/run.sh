@@ -64,7 +64,10 @@ cleanup () {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-git -C "$top" bundle create "$work/bwsh.bundle" "$commit" 2>/dev/null
+# The commit alone, as a branch of a scratch repository, bundled for cloning.
+git init -q --bare "$work/src.git"
+git -C "$top" push -q "$work/src.git" "$commit:refs/heads/fresh"
+git -C "$work/src.git" bundle create -q "$work/bwsh.bundle" fresh
 git -C "$top" bundle verify "$work/bwsh.bundle" >/dev/null 2>&1 \
   || { echo "tests/fresh/run.sh: cannot bundle $commit" >&2; exit 1; }
 

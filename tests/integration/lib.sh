@@ -281,6 +281,15 @@ it_as_user()
   it_collect
 }
 
+# it_user_copy FILE: print the path of a world-readable copy of FILE in
+# IT_TMP.  An unprivileged user must never run a script from the checkout
+# itself: it may lie under a directory they cannot enter (/root/bwsh).
+it_user_copy()
+{
+  mkdir -p "$IT_TMP/user-copies" && chmod 755 "$IT_TMP/user-copies" \
+    && install -m 0644 "$1" "$IT_TMP/user-copies/" && printf '%s\n' "$IT_TMP/user-copies/${1##*/}"
+}
+
 it_bwsh_paused()
 {
   local strace_pid c fd i

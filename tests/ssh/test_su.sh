@@ -27,7 +27,7 @@ in_ns()
 }
 as_caller() { printf '%s\n' setpriv "--reuid=$(id -u "$CALLER")" "--regid=$(id -g "$CALLER")" --init-groups; }
 mapfile -t AS_CALLER < <(as_caller)
-PTY=$BWSH_SOURCE_DIR/tests/ssh/pty_run.py
+PTY=$(it_user_copy "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py") || { it_fail "cannot copy pty_run.py"; exit 1; }
 
 it_check "su - user runs the login shell in the sandbox"
 ssh_mark

@@ -30,13 +30,13 @@ check_confined () {
 say "$(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"
 say "clone $FRESH_COMMIT into /root/bwsh"
 cd /root
-git clone -q /fresh/bwsh.bundle /root/bwsh
+git -c init.defaultBranch=fresh clone -q --no-checkout /fresh/bwsh.bundle /root/bwsh
 git -C /root/bwsh checkout -q "$FRESH_COMMIT"
 
 user=fresh$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
 useradd -m -s /bin/sh "$user"
 uhome=$(getent passwd "$user" | cut -d: -f6)
-su -s /bin/sh -c "git clone -q /fresh/bwsh.bundle bwsh && git -C bwsh checkout -q $FRESH_COMMIT" - "$user"
+su -s /bin/sh -c "git -c init.defaultBranch=fresh clone -q --no-checkout /fresh/bwsh.bundle bwsh && git -C bwsh checkout -q $FRESH_COMMIT" - "$user"
 
 say "first command as $user before anything is installed: it must say what is missing"
 set +e

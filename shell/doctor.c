@@ -270,7 +270,7 @@ probe_identity (const Doctor *d, uid_t *ret_uid, gid_t *ret_gid, const char **re
   pw = getpwnam ("nobody");
   *ret_uid = pw != NULL ? pw->pw_uid : 65534;
   *ret_gid = pw != NULL ? pw->pw_gid : 65534;
-  *ret_name = "nobody";
+  *ret_name = "an unprivileged account (nobody)";
 }
 
 /* Can an unprivileged process create a user namespace at all?  0 or errno. */
@@ -554,14 +554,19 @@ check_pam_service (Doctor *d, const char *service, bool refused)
   if (st.readenv && !refused)
     {
       free (steal_pointer (&fix));
-      if (asprintf (&fix, "remove user_readenv=1 from %s (the user's ~/.pam_environment is read by root, before bwsh)",
-                    st.readenv_at != NULL ? st.readenv_at : "?")
+      if (asprintf (&fix,
+                    "remove user_readenv=1 from %s (Debian's default; Linux-PAM deprecates it)%s",
+                    st.readenv_at != NULL ? st.readenv_at : "?",
+                    st.bwsh && st.readenv_pos < st.bwsh_pos ? ""
+                                                              : ", or add \"session required pam_bwsh.so\" after that line")
           < 0)
         fix = NULL;
       if (st.bwsh && st.readenv_pos > st.bwsh_pos)
-        finding (d, LEVEL_ERROR, fix,
-                 "pam: %s runs pam_env user_readenv=1 (%s) after pam_bwsh: what a user writes into "
-                 "~/.pam_environment (LD_PRELOAD=...) is set after pam_bwsh's scrub and runs code outside the sandbox",
+        finding (d, LEVEL_WARNING, fix,
+                 "pam: %s runs pam_env user_readenv=1 (%s) after pam_bwsh: LD_PRELOAD=... in a subject's "
+                 "~/.pam_environment would be set after pam_bwsh's scrub and run code outside the sandbox; the sandbox "
+                 "keeps that file read-only, so only one written outside it (by another account, or before the "
+                 "account was confined) can",
                  service, st.readenv_at != NULL ? st.readenv_at : "?");
       else if (st.bwsh)
         finding (d, LEVEL_WARNING, fix,
@@ -569,9 +574,11 @@ check_pam_service (Doctor *d, const char *service, bool refused)
                  "scrubs the dangerous variables (LD_*, BASH_ENV, ENV, ...) but every other one reaches bwsh",
                  service, st.readenv_at != NULL ? st.readenv_at : "?");
       else
-        finding (d, LEVEL_ERROR, fix,
+        finding (d, LEVEL_WARNING, fix,
                  "pam: %s reads ~/.pam_environment (pam_env user_readenv=1, %s) and has no pam_bwsh to scrub it: "
-                 "LD_PRELOAD=... in that file runs code outside the sandbox",
+                 "LD_PRELOAD=... in a subject's file would run code outside the sandbox; the sandbox keeps that file "
+                 "read-only, so only one written outside it (by another account, or before the account was "
+                 "confined) can",
                  service, st.readenv_at != NULL ? st.readenv_at : "?");
     }
 }

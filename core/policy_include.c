@@ -100,7 +100,12 @@ char *
 doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line)
 {
   const Segment *best = NULL;
+  size_t dl = d->dir != NULL ? strlen (d->dir) : 0;
 
+  /* libconfig 1.5 (Debian 12) names an included file as written in the
+   * @include; 1.7 (Debian 13) joins it to the include directory first. */
+  if (name != NULL && dl > 0 && strncmp (name, d->dir, dl) == 0 && name[dl] == '/')
+    name += dl + 1;
   for (size_t i = 0; i < d->n_segs; i++)
     {
       const Segment *s = &d->segs[i];

@@ -18,7 +18,7 @@
 # or more CPUs).  The inner test run gets BWSH_FRESH=0 (so it leaves this
 # stage out instead of recursing), CI=true (a skip is a failure there too)
 # and BWSH_FUZZ_SECONDS=${BWSH_FRESH_FUZZ_SECONDS:-10}.  Each suite's wall
-# time is printed.  Exit 77 (skip) only when debootstrap cannot reach the
+# time is printed; BWSH_FRESH_LOGS=DIR keeps the whole logs.  Exit 77 (skip) only when debootstrap cannot reach the
 # mirror, and not even then under CI=true.
 set -eu
 
@@ -147,6 +147,11 @@ done
 # shellcheck disable=SC2086
 [ -z "$pids" ] || wait $pids
 
+# BWSH_FRESH_LOGS=DIR keeps each release's whole log there.
+if [ -n "${BWSH_FRESH_LOGS:-}" ]; then
+  mkdir -p "$BWSH_FRESH_LOGS"
+  for suite in "$@"; do cp "$work/$suite.log" "$BWSH_FRESH_LOGS/" 2>/dev/null || true; done
+fi
 status=0
 unreachable=0
 for suite in "$@"; do
@@ -155,8 +160,10 @@ for suite in "$@"; do
   case $rc in
     0) echo "fresh: $suite: passed in ${t} s" ;;
     77) echo "fresh: $suite: debootstrap cannot reach $mirror (${t} s)"; unreachable=1 ;;
-    *) echo "fresh: $suite: FAILED after ${t} s; the end of its log:"
-       tail -n 80 "$work/$suite.log" | sed "s/^/  $suite| /"
+    *) echo "fresh: $suite: FAILED after ${t} s; what failed, then the end of its log:"
+       grep -E '\*\*\*Failed|\*\*\*Timeout|^FAIL|FAIL:|^it: ' "$work/$suite.log" | head -n 60 | sed "s/^/  $suite| /"
+       echo "  $suite| ..."
+       tail -n 40 "$work/$suite.log" | sed "s/^/  $suite| /"
        status=1 ;;
   esac
 done

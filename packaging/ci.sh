@@ -5,10 +5,8 @@
 #
 #   packaging/ci.sh [OUTDIR]      (as root; OUTDIR defaults to a temporary dir)
 #
-# Needs (Debian): dpkg-dev debhelper fakeroot lintian rpm, the build
-# dependencies (cmake pkgconf libjansson-dev libconfig-dev libseccomp-dev
-# libpam0g-dev scdoc), bubblewrap, and for the tests util-linux (su, setpriv,
-# unshare), strace, libpam-runtime (pam-auth-update) and man-db.
+# Needs the packages of scripts/deps.sh (the build, run, test and package
+# lists; scripts/test installs them).
 #
 # What "as it was" means, checked with checksums taken before the install:
 # /etc/shells, every file under /etc/pam.d and /var/lib/pam (pam-auth-update's

@@ -4,6 +4,7 @@
 # scripts/test and tests/fresh/run.sh; packaging/check-deps.sh (a ctest test)
 # checks packaging/debian/control against it; README.md points here.
 # Safe to source again.
+# shellcheck disable=SC2034 # the lists are used by the scripts that source this
 
 # What the default build needs (`cmake -S . -B build && cmake --build build`),
 # man pages included (scdoc): scripts/try installs these.  All but

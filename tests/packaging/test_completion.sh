@@ -24,7 +24,7 @@ for s in $want --help --version; do
   grep -qx -- "$s" <<<"$got" || fail "no completion $s for the first word; got: $got"
 done
 [ "$(comp "$ctl" ch)" = check ] || fail "'ch' does not complete to check: $(comp "$ctl" ch)"
-[ "$(comp "$ctl" do)" = doctor ] || fail "'do' does not complete to doctor: $(comp "$ctl" do)"
+[ "$(comp "$ctl" 'do')" = doctor ] || fail "'do' does not complete to doctor: $(comp "$ctl" 'do')"
 [ -z "$(comp "$ctl" zz)" ] || fail "'zz' completes to something"
 
 got=$(comp "$ctl" explain --)

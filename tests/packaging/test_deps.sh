@@ -43,6 +43,7 @@ same() {
 }
 
 # shellcheck disable=SC2086
+# shellcheck disable=SC2046
 out=$(same "build list" Build-Depends $(echo $BWSH_BUILD_DEPS | tr ' ' '\n' | grep -vx build-essential))
 # shellcheck disable=SC2086
 out="$out$(same "run list" Depends $BWSH_RUN_DEPS)"

@@ -63,6 +63,14 @@ say "first command as $user, now that root installed the packages"
 su -s /bin/sh -c "cd bwsh && $FRESH_TRY -c '$probe'" - "$user" >/tmp/u1 2>&1 \
   || { cat /tmp/u1; fail "the first command failed as $user"; }
 check_confined /tmp/u1 "$uhome"
+
+say "second command as $user: it must say at once that it needs root"
+set +e
+su -s /bin/sh -c "cd bwsh && $FRESH_TEST" - "$user" >/tmp/u2 2>&1
+rc=$?
+set -e
+cat /tmp/u2
+[ $rc != 0 ] && grep -q 'run it as root' /tmp/u2 || fail "the second command as $user does not say it needs root"
 userdel -r "$user" 2>/dev/null || true
 
 say "second command as root in /root/bwsh: $FRESH_TEST (BWSH_FRESH=0 CI=true BWSH_FUZZ_SECONDS=$FRESH_FUZZ_SECONDS)"

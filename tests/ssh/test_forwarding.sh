@@ -100,10 +100,15 @@ probe()
       timeout 30 ssh-agent -D -a "$IT_TMP/agent.sock" >/dev/null 2>&1 &
       local apid=$!
       for _ in $(seq 50); do [ -S "$IT_TMP/agent.sock" ] && break; sleep 0.1; done
-      SSH_AUTH_SOCK=$IT_TMP/agent.sock timeout 30 ssh -F "$SSH_CFG" -A t 'sleep 2' </dev/null 2>"$IT_TMP/fwd.err" &
+      SSH_AUTH_SOCK=$IT_TMP/agent.sock timeout 30 ssh -F "$SSH_CFG" -A t 'sleep 3' </dev/null 2>"$IT_TMP/fwd.err" &
       pid=$!
-      sleep 1.2
-      PROBE_WHY=$(find /tmp -maxdepth 2 -user "$IT_UID" -name 'agent.*' 2>/dev/null)
+      # Look while the session lasts, not after a fixed delay: on a loaded
+      # machine the session may not have started after one second.
+      while kill -0 "$pid" 2>/dev/null; do
+        PROBE_WHY=$(find /tmp -maxdepth 2 -user "$IT_UID" -name 'agent.*' 2>/dev/null)
+        [ -n "$PROBE_WHY" ] && break
+        sleep 0.1
+      done
       [ -n "$PROBE_WHY" ] && PROBE=allowed
       wait "$pid" 2>/dev/null
       kill "$apid" 2>/dev/null; wait "$apid" 2>/dev/null ;;

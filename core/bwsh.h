@@ -100,6 +100,15 @@ char *bwsh_escape (const char *s, size_t len);
  * start-up cost grows quadratically with the number of binds. */
 #define BWSH_ENTRIES_MAX 1024
 #define BWSH_DEFAULT_MAX_MOUNTS 256
+/* RLIMIT_NPROC counts every task (threads too) of the user's real uid on the
+ * host, across all their sessions; bwrap's user namespace keeps the limit set
+ * before it.  Inherited, it is threads-max / 2 (96363 on a 2-core, 6 GiB
+ * host): a fork bomb fills the pid space and the RAM before it stops.  1024
+ * leaves room for a build with make -j and a language server in each of a few
+ * sessions, and stops a fork bomb after 1024 tasks; the policy raises it. */
+#define BWSH_DEFAULT_NPROC 1024
+/* max_sessions is a count of logins, not of processes. */
+#define BWSH_MAX_SESSIONS_MAX 100000
 /* One environment value may not exceed this; ARG_MAX is shared by all of them. */
 #define BWSH_ENV_VALUE_MAX (32 * 1024)
 
@@ -315,6 +324,7 @@ typedef struct BwshPolicy
   bool strict;
   char *hostname;            /* NULL = keep bwrap's (a fresh uts namespace) */
   unsigned max_mounts;
+  unsigned max_sessions;     /* live sessions per user (pam_bwsh), 0 = no limit */
   /* session module (pam_bwsh) */
   bool subject_all;          /* everybody is a subject */
   BwshBindList subject_users;

@@ -96,6 +96,35 @@ limit_string (int64_t v, char *buf, size_t size)
   return buf;
 }
 
+/* What a session may hold in RAM and swap through its writable tmpfs mounts.
+ * A size-0 tmpfs gets the kernel's default (half the RAM) unless it is
+ * remounted read-only (the empty placeholders for missing protected paths). */
+static uint64_t
+tmpfs_total (const BwshPlan *p, size_t *ret_unsized)
+{
+  uint64_t total = 0;
+  size_t unsized = 0;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+      bool read_only = false;
+      if (m->kind != BWSH_MOUNT_TMPFS || m->verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      for (size_t j = i + 1; j < p->n_mounts; j++)
+        if (p->mounts[j].kind == BWSH_MOUNT_REMOUNT_RO && p->mounts[j].verdict == BWSH_VERDICT_ACCEPTED
+            && strcmp (p->mounts[j].dest, m->dest) == 0)
+          read_only = true;
+      if (read_only)
+        continue;
+      if (m->size == 0)
+        unsized++;
+      total += m->size;
+    }
+  *ret_unsized = unsized;
+  return total;
+}
+
 static bool
 utf8_ok (const char *s)
 {
@@ -271,6 +300,14 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       || (r = jset_string (limits, "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
       || (r = jset_string (limits, "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
     return r;
+  {
+    size_t unsized;
+    uint64_t total = tmpfs_total (p, &unsized);
+    if ((r = jset (root, "tmpfs_total",
+                   json_pack ("{s:I, s:I}", "bytes", (json_int_t) total, "unsized", (json_int_t) unsized), err))
+        < 0)
+      return r;
+  }
 
   bwsh_plan_digest (p, digest);
   if ((r = jset_string (root, "shell", p->shell, err)) < 0 || (r = jset_string (root, "home", p->home, err)) < 0
@@ -349,10 +386,13 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
     {
       const BwshMount *m = &p->mounts[i];
       _cleanup_free_ char *origin = origin_string (&m->from);
+      char size[48] = "";
       if (origin == NULL)
         return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-      r = append (&buf, &len, "  %-10s %-9s %s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
-                  bwsh_mount_kind_to_string (m->kind), m->src ? m->src : "", m->src ? " -> " : "", m->dest,
+      if (m->kind == BWSH_MOUNT_TMPFS && m->size > 0)
+        snprintf (size, sizeof size, " (size %" PRIu64 " MiB)", m->size / (1024 * 1024));
+      r = append (&buf, &len, "  %-10s %-9s %s%s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
+                  bwsh_mount_kind_to_string (m->kind), m->src ? m->src : "", m->src ? " -> " : "", m->dest, size,
                   origin, m->reason ? "  " : "", m->reason ? m->reason : "");
     }
   if (r >= 0)
@@ -368,6 +408,14 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   if (r >= 0)
     r = append (&buf, &len, "limits: core=%s nproc=%s nofile=%s\n", limit_string (p->rlimit_core, b1, sizeof b1),
                 limit_string (p->rlimit_nproc, b2, sizeof b2), limit_string (p->rlimit_nofile, b3, sizeof b3));
+  if (r >= 0)
+    {
+      size_t unsized;
+      uint64_t total = tmpfs_total (p, &unsized);
+      r = append (&buf, &len, "tmpfs: at most %" PRIu64 " MiB of RAM and swap per session (%" PRIu64 " bytes)%s\n",
+                  total / (1024 * 1024), total,
+                  unsized > 0 ? ", plus writable tmpfs mounts without a size (half the RAM each)" : "");
+    }
   if (r >= 0 && bwsh_landlock_probe (&p->landlock, &ll) >= 0)
     r = append (&buf, &len, "landlock: abi %d; abstract sockets %s; signals %s; tcp connect %s; tcp bind %s%s%s\n",
                 ll.abi, ll.scoped_abstract ? "scoped" : "open", ll.scoped_signal ? "scoped" : "open",

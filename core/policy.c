@@ -167,7 +167,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
     if ((r = add_default (&p->protected_paths, protected[i])) < 0)
       return r;
   p->rlimit_core = 0;
-  p->rlimit_nproc = BWSH_RLIMIT_UNSET;
+  p->rlimit_nproc = BWSH_DEFAULT_NPROC;
   p->rlimit_nofile = BWSH_RLIMIT_UNSET;
   p->strict = false;
   p->hostname = NULL;
@@ -935,6 +935,21 @@ key_max_mounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *na
 }
 
 static int
+key_max_sessions (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  long long v;
+
+  (void) k;
+  if (!is_int (s))
+    return fail (c, s, -EINVAL, "\"%s\" must be an integer, not %s", name, type_name (s));
+  v = config_setting_get_int64 (s);
+  if (v < 0 || v > BWSH_MAX_SESSIONS_MAX)
+    return fail (c, s, -ERANGE, "\"%s\" must be between 0 (no limit) and %d", name, BWSH_MAX_SESSIONS_MAX);
+  p->max_sessions = (unsigned) v;
+  return 0;
+}
+
+static int
 key_rlimit (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   int64_t v;
@@ -1062,6 +1077,7 @@ const Key root_keys[] = {
   { "strict", key_bool, OFF (strict), 0, NULL },
   { "hostname", key_hostname, 0, 0, NULL },
   { "max_mounts", key_max_mounts, 0, 0, NULL },
+  { "max_sessions", key_max_sessions, 0, 0, NULL },
   { "subjects", key_group, 0, 0, subject_keys },
   { "require_shell", key_bool, OFF (require_shell), 0, NULL },
   { "refused_services", key_services, OFF (refused_services), 0, NULL },

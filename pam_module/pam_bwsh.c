@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #define PAM_SM_SESSION
@@ -33,8 +34,10 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "audit.h"
 #include "bwsh.h"
 #include "cleanup.h"
+#include "session_command.h"
 
 #define BWSH_EXPORT __attribute__ ((visibility ("default")))
 #define DATA_KEY "pam_bwsh_session"
@@ -50,8 +53,13 @@ typedef struct Options
 typedef struct SessionRecord
 {
   char digest[65];
+  char policy_digest[65];
   size_t mounts;
   size_t refusals;
+  bool private_network;
+  int64_t uid;
+  char *command;     /* what the service runs for the user */
+  char *registry_id; /* the entry in BWSH_SESSIONS_DIR */
 } SessionRecord;
 
 typedef struct Ctx
@@ -63,6 +71,7 @@ typedef struct Ctx
   const char *service; /* PAM_SERVICE */
   const char *rhost;   /* PAM_RHOST */
   const char *tty;     /* PAM_TTY */
+  int64_t uid;         /* the user's, once known; -1 before */
 } Ctx;
 
 static void
@@ -117,7 +126,7 @@ or_dash (const char *s)
  * it.  Values an outsider can influence (rhost comes from DNS or the client,
  * tty from the service) are escaped. */
 static void
-audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord *rec)
+audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord *rec, BwshEvent *ev)
 {
   const char *user = or_dash (c->user), *service = or_dash (c->service);
   const char *rhost = or_dash (c->rhost), *tty = or_dash (c->tty);
@@ -125,25 +134,55 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
   _cleanup_free_ char *e_service = bwsh_escape (service, strlen (service));
   _cleanup_free_ char *e_rhost = bwsh_escape (rhost, strlen (rhost));
   _cleanup_free_ char *e_tty = bwsh_escape (tty, strlen (tty));
+  const char *command = rec != NULL && rec->command != NULL ? rec->command : "-";
+  _cleanup_free_ char *e_command = bwsh_escape (command, strlen (command));
+  _cleanup_free_ char *line = NULL;
 
-  pam_syslog (c->pamh, LOG_AUTHPRIV | LOG_INFO,
-              "session %s user=\"%s\" service=\"%s\" rhost=\"%s\" tty=\"%s\" outcome=%s digest=%s "
-              "mounts=%zu refusals=%zu",
-              event, e_user != NULL ? e_user : "?", e_service != NULL ? e_service : "?",
-              e_rhost != NULL ? e_rhost : "?", e_tty != NULL ? e_tty : "?", outcome,
-              rec != NULL ? rec->digest : "-", rec != NULL ? rec->mounts : 0, rec != NULL ? rec->refusals : 0);
+  if (asprintf (&line,
+                "session %s user=\"%s\" service=\"%s\" rhost=\"%s\" tty=\"%s\" outcome=%s digest=%s "
+                "mounts=%zu refusals=%zu command=\"%s\"",
+                event, e_user != NULL ? e_user : "?", e_service != NULL ? e_service : "?",
+                e_rhost != NULL ? e_rhost : "?", e_tty != NULL ? e_tty : "?", outcome,
+                rec != NULL ? rec->digest : "-", rec != NULL ? rec->mounts : 0, rec != NULL ? rec->refusals : 0,
+                e_command != NULL ? e_command : "?")
+      < 0)
+    line = NULL;
+
+  /* The journal when there is one: typed fields and a MESSAGE_ID (see
+   * bwsh-audit(7)); else the syslog line, as before there were fields. */
+  ev->origin = "pam_bwsh";
+  ev->message = line;
+  ev->user = c->user;
+  ev->service = c->service;
+  ev->rhost = c->rhost;
+  ev->tty = c->tty;
+  ev->outcome = outcome;
+  if (ev->uid < 0)
+    ev->uid = rec != NULL ? rec->uid : c->uid;
+  if (rec != NULL)
+    {
+      ev->plan_digest = rec->digest;
+      ev->policy_digest = rec->policy_digest[0] != '\0' ? rec->policy_digest : NULL;
+      ev->mounts = (int64_t) rec->mounts;
+      ev->refusals = (int64_t) rec->refusals;
+      ev->network = rec->private_network ? "private" : "host";
+      ev->command = rec->command;
+    }
+  if (bwsh_event_send (ev) >= 0)
+    return;
+  pam_syslog (c->pamh, LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "session audit: out of memory");
 }
 
 /* Refuse the session: one "bwsh: ..." line to the user, the same line plus
  * the core error in syslog, the audit record, and the PAM code.  The core
  * error names files and positions, never what a file contains. */
-static int refuse (const Ctx *c, int r, const BwshError *err, const char *fmt, ...)
-  __attribute__ ((format (printf, 4, 5)));
+static int refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const char *fmt, ...)
+  __attribute__ ((format (printf, 5, 6)));
 
 static int
-refuse (const Ctx *c, int r, const BwshError *err, const char *fmt, ...)
+refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const char *fmt, ...)
 {
-  _cleanup_free_ char *what = NULL, *detail = NULL;
+  _cleanup_free_ char *what = NULL, *detail = NULL, *reason = NULL;
   va_list ap;
   int k;
 
@@ -166,9 +205,17 @@ refuse (const Ctx *c, int r, const BwshError *err, const char *fmt, ...)
               w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   if ((c->flags & PAM_SILENT) == 0)
     pam_error (c->pamh, "bwsh: %s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
-  audit (c, "open", "refused", NULL);
+  if (asprintf (&reason, "%s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "") < 0)
+    reason = NULL;
+  ev->reason = reason;
+  if (ev->uid < 0)
+    ev->uid = c->uid;
+  audit (c, "open", "refused", NULL, ev);
   return core_error_to_pam (r < 0 ? r : -EPERM);
 }
+
+#define refuse(c, r, err, ...)                                                                               \
+  refuse_event ((c), &(BwshEvent) BWSH_EVENT_INIT (BWSH_EVENT_REFUSED), (r), (err), __VA_ARGS__)
 
 /* Refuse with what core says, its step named by the error's code. */
 static int
@@ -212,7 +259,7 @@ ctx_init (Ctx *c, pam_handle_t *pamh, int flags, int argc, const char **argv)
   const void *item;
   int r;
 
-  *c = (Ctx) { .pamh = pamh, .flags = flags };
+  *c = (Ctx) { .pamh = pamh, .flags = flags, .uid = -1 };
   r = parse_options (pamh, flags, argc, argv, &c->opt);
   if (r != PAM_SUCCESS)
     return r;
@@ -270,12 +317,89 @@ log_warnings (const Ctx *c, const BwshDiag *d)
     }
 }
 
+static SessionRecord *
+record_free_ptr (SessionRecord *rec)
+{
+  if (rec != NULL)
+    {
+      free (rec->command);
+      free (rec->registry_id);
+      free (rec);
+    }
+  return NULL;
+}
+
+static void
+recordp_free (SessionRecord **p)
+{
+  record_free_ptr (*p);
+}
+
 static void
 record_free (pam_handle_t *pamh, void *data, int error_status)
 {
   (void) pamh;
   (void) error_status;
-  free (data);
+  record_free_ptr (data);
+}
+
+/* A locked user (bwshctl lock) gets no new session, with the lock's reason. */
+static int
+check_lock (const Ctx *c, const BwshIdentity *id)
+{
+  BwshLock lock = { 0 };
+  BwshError err = { 0 };
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
+  int r, ret;
+
+  r = bwsh_lock_find (NULL, id, &lock, &err);
+  if (r == -ENOENT)
+    return PAM_SUCCESS;
+  if (r < 0)
+    return refuse (c, r, &err, "cannot read the session locks");
+  ev.lock_target = lock.target;
+  ret = refuse_event (c, &ev, -EPERM, NULL, "sessions of %s are locked: %s", lock.target,
+                      lock.reason[0] != '\0' ? lock.reason : "no reason given");
+  bwsh_lock_clear (&lock);
+  return ret;
+}
+
+/* Register the session for bwshctl sessions/lock, within max_sessions. */
+static int
+register_session (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol, const char *policy_path,
+                  SessionRecord *rec)
+{
+  BwshSessionEntry e = { 0 };
+  BwshError err = { 0 };
+  size_t live = 0;
+  int r;
+
+  e.uid = id->uid;
+  e.start = (int64_t) time (NULL);
+  e.pid = getpid ();
+  memcpy (e.plan_digest, rec->digest, sizeof e.plan_digest);
+  memcpy (e.policy_digest, rec->policy_digest, sizeof e.policy_digest);
+  if ((e.user = strdup (c->user)) == NULL || (e.service = strdup (or_dash (c->service))) == NULL
+      || (e.rhost = strdup (or_dash (c->rhost))) == NULL || (e.tty = strdup (or_dash (c->tty))) == NULL
+      || (e.command = strdup (rec->command)) == NULL || (e.policy_path = strdup (policy_path)) == NULL)
+    r = -ENOMEM;
+  else
+    r = bwsh_pid_start_time (e.pid, &e.pid_start);
+  if (r >= 0)
+    r = bwsh_registry_register (NULL, &e, pol->max_sessions, &live, &err);
+  rec->registry_id = steal_pointer (&e.id);
+  bwsh_session_entry_clear (&e);
+  if (r == -EUSERS)
+    {
+      BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
+      ev.sessions = (int64_t) live;
+      ev.max_sessions = pol->max_sessions;
+      return refuse_event (c, &ev, r, NULL, "%s has %zu sessions open, at most %u are allowed (max_sessions)",
+                           c->user, live, pol->max_sessions);
+    }
+  if (r < 0)
+    return refuse (c, r, &err, "cannot register the session");
+  return PAM_SUCCESS;
 }
 
 /* ------------------------------------------------------------- entries */
@@ -318,7 +442,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   _cleanup_ (strv_freep) char **envp = NULL;
-  _cleanup_free_ SessionRecord *rec = NULL;
+  _cleanup_ (recordp_free) SessionRecord *rec = NULL;
   PAM_MODUTIL_DEF_PRIVS (privs);
   BwshError err = { 0 };
   char env_plan[sizeof "BWSH_PLAN=" + 64];
@@ -331,6 +455,8 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     .become_caller = regain_privileges,
     .userdata = &pv,
   };
+  BwshEvent ev_open = BWSH_EVENT_INIT (BWSH_EVENT_ALLOWED);
+  const char *policy_path;
   Ctx c;
   int r, ret;
 
@@ -352,6 +478,8 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   req.envp = envp;
 
   r = bwsh_session_prepare (&req, &s, &err);
+  if (s != NULL && s->id != NULL)
+    c.uid = s->id->uid;
   if (s != NULL)
     {
       log_warnings (&c, &s->diag);
@@ -373,6 +501,10 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
       return PAM_IGNORE;
     }
 
+  ret = check_lock (&c, s->id);
+  if (ret != PAM_SUCCESS)
+    return ret;
+
   r = scrub_environment (&c);
   if (r < 0)
     return refuse (&c, r, NULL, "cannot clean the session environment");
@@ -385,13 +517,29 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
       rec->mounts++;
   rec->refusals = s->plan->n_refused;
+  rec->private_network = s->plan->network != BWSH_NET_SHARED;
+  rec->uid = s->id->uid;
+  r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
+  if (r < 0)
+    return refuse_error (&c, r, &err);
+  r = pam_bwsh_session_command (s->id->shell, &rec->command);
+  if (r < 0)
+    return refuse (&c, r, NULL, "cannot record the session");
+  policy_path = c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ();
+  ret = register_session (&c, s->id, s->policy, policy_path, rec);
+  if (ret != PAM_SUCCESS)
+    return ret;
 
   snprintf (env_plan, sizeof env_plan, "BWSH_PLAN=%s", rec->digest);
-  if (pam_putenv (pamh, env_plan) != PAM_SUCCESS)
-    return refuse (&c, -ENOMEM, NULL, "cannot export BWSH_PLAN");
-  if (pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
-    return refuse (&c, -ENOMEM, NULL, "cannot record the session");
-  audit (&c, "open", "accepted", rec);
+  if (pam_putenv (pamh, env_plan) != PAM_SUCCESS || pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
+    {
+      (void) bwsh_registry_unregister (NULL, rec->registry_id);
+      return refuse (&c, -ENOMEM, NULL, "cannot record the session");
+    }
+  /* Root's `su -s /bin/bash USER` passed every check above and runs bash:
+   * say so instead of recording a sandbox. */
+  ev_open.session_pid = getpid ();
+  audit (&c, "open", bwsh_shell_is_bwsh (rec->command, BWSH_BINARY) ? "accepted" : "unsandboxed", rec, &ev_open);
   rec = NULL; /* owned by pamh now */
   return PAM_SUCCESS;
 }
@@ -400,6 +548,8 @@ BWSH_EXPORT int
 pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
   const void *data = NULL;
+  const SessionRecord *rec;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_ENDED);
   Ctx c;
   int ret;
 
@@ -410,6 +560,10 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
    * the session, and there is nothing to close. */
   if (pam_get_data (pamh, DATA_KEY, &data) != PAM_SUCCESS || data == NULL)
     return PAM_IGNORE;
-  audit (&c, "close", "closed", data);
+  rec = data;
+  /* Already gone when bwshctl lock ended the session and pruned it. */
+  (void) bwsh_registry_unregister (NULL, rec->registry_id);
+  ev.session_pid = getpid ();
+  audit (&c, "close", "closed", rec, &ev);
   return PAM_SUCCESS;
 }

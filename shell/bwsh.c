@@ -22,10 +22,12 @@
 
 #include "cleanup.h"
 #include "bwsh.h"
+#include "events.h"
 
 extern char **environ;
 
 static const char *user_name = "?";
+static const BwshIdentity *user_id;
 
 static void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
 
@@ -40,7 +42,7 @@ die (const char *fmt, ...)
   r = vasprintf (&msg, fmt, ap);
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
-  syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user_name, r >= 0 ? msg : "out of memory");
+  bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory");
   exit (EXIT_FAILURE);
 }
 
@@ -139,7 +141,10 @@ main (int argc, char **argv)
   BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ };
   r = bwsh_session_prepare (&req, &s, &err);
   if (s != NULL && s->id != NULL)
-    user_name = s->id->name;
+    {
+      user_name = s->id->name;
+      user_id = s->id;
+    }
   if (s != NULL)
     {
       print_warnings (&s->diag);
@@ -152,8 +157,12 @@ main (int argc, char **argv)
   /* pam_bwsh records the digest of the plan it checked; a different plan
    * now means the configuration changed in between, or someone set it. */
   announced = getenv ("BWSH_PLAN");
-  if (announced != NULL)
-    bwsh_plan_digest (s->plan, digest);
+  bwsh_plan_digest (s->plan, digest);
+  /* Without pam_bwsh in the stack nobody else records the session.  What
+   * bwrap does after the exec (its own errors, the shell's exit status) no
+   * longer passes through bwsh: bwrap reports those on the terminal. */
+  if (announced == NULL)
+    bwsh_front_started (s->id, s->plan, &cmd, digest);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);

@@ -24,6 +24,7 @@
 #include "bwsh.h"
 #include "cleanup.h"
 #include "options.h"
+#include "sessions.h"
 
 extern char **environ;
 
@@ -36,6 +37,9 @@ usage (FILE *f, int code)
            "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE] [--resolve]\n"
            "       bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]\n"
            "       bwshctl doctor [--user USER] [--policy FILE]\n"
+           "       bwshctl sessions [--json]\n"
+           "       bwshctl lock USER|@GROUP [--reason TEXT]\n"
+           "       bwshctl unlock USER|@GROUP\n"
            "       bwshctl --version\n");
   return code;
 }
@@ -330,6 +334,8 @@ cmd_explain (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
+  int r;
+
   if (argc < 2)
     return usage (stderr, 2);
   if (strcmp (argv[1], "--version") == 0)
@@ -345,6 +351,8 @@ main (int argc, char **argv)
     return cmd_explain (argc - 1, argv + 1);
   if (strcmp (argv[1], "doctor") == 0)
     return bwshctl_doctor (argc - 1, argv + 1);
+  if ((r = bwshctl_sessions (argv[1], argc - 1, argv + 1)) >= 0)
+    return r;
   fprintf (stderr, "bwshctl: unknown command \"%s\"\n", argv[1]);
   return usage (stderr, 2);
 }

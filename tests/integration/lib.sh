@@ -99,7 +99,7 @@ it_build_tree()
   else
     IT_PREFIX=$dir/prefix
     if ! { cmake -S "$BWSH_SOURCE_DIR" -B "$dir/build" -DCMAKE_INSTALL_PREFIX="$IT_PREFIX" \
-      -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF ${BWSH_IT_CMAKE_ARGS:-} \
+      -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF -DBWSH_RUNSTATEDIR="$IT_PREFIX/run" ${BWSH_IT_CMAKE_ARGS:-} \
       && cmake --build "$dir/build" -j"$(nproc)" \
       && cmake --install "$dir/build"; } >"$dir/build.log" 2>&1; then
       tail -n 30 "$dir/build.log" >&2

@@ -61,6 +61,7 @@ cleanup ()
   umount -l /etc/pam.d 2>/dev/null
   umount -l "$BWSH_BINDIR" 2>/dev/null
   umount -l /dev 2>/dev/null
+  umount -l /run 2>/dev/null
   if [ -n "$T" ]; then
     rm -rf --one-file-system "$T"
   fi
@@ -96,6 +97,11 @@ setup ()
 
   install -m 0755 "$BWSH_BUILT_BWSH" "$T/bin-up/bwsh"
   mount -t overlay overlay -o "lowerdir=$BWSH_BINDIR,upperdir=$T/bin-up,workdir=$T/bin-work" "$BWSH_BINDIR"
+
+  # A private /run: the session registry (/run/bwsh) stays in the
+  # namespace, and with no journal socket the audit goes to syslog, the
+  # listener below, even on a host that runs journald.
+  mount -t tmpfs -o mode=0755 tmpfs /run
 
   rm -f /dev/log
   python3 "$(dirname "$0")/syslog_listener.py" /dev/log "$T/syslog" &

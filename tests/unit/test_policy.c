@@ -113,6 +113,8 @@ field (const BwshPolicy *p, const char *key, char *buf, size_t size)
     STR (p->hostname);
   else if (strcmp (key, "max_mounts") == 0)
     NUM (p->max_mounts);
+  else if (strcmp (key, "max_sessions") == 0)
+    NUM (p->max_sessions);
   else if (strcmp (key, "subjects.all") == 0)
     BOOL (p->subject_all);
   else if (strcmp (key, "subjects.users") == 0)
@@ -198,6 +200,8 @@ static const GoodCase good_cases[] = {
   { "hostname = \"sandbox-1\";", "hostname", "sandbox-1" },
   { "hostname = \"\";", "hostname", "(null)" },
   { "max_mounts = 1;", "max_mounts", "1" },
+  { "max_sessions = 2;", "max_sessions", "2" },
+  { "max_sessions = 0;", "max_sessions", "0" },
   { "max_mounts = 1024;", "max_mounts", "1024" },
   /* libconfig parses the policy without its comments: strings keep theirs. */
   { "/* a */ max_mounts /* b\n c */ = 7; // d /* e", "max_mounts", "7" },
@@ -331,6 +335,8 @@ static const BadCase bad_cases[] = {
   { "/* one\n two */ hostname = \"a\";\n/* three\n */ max_mounts = 0;", 4,
     "\"max_mounts\" must be between 1 and 1024" },
   { "# one\n/* two\n three */\nmax_mounts = ;", 4, "syntax error" },
+  { PRE "max_sessions = -1;", 3, "\"max_sessions\" must be between 0 (no limit) and 100000" },
+  { PRE "max_sessions = \"2\";", 3, "\"max_sessions\" must be an integer, not a string" },
   { PRE "max_mounts = 1025;", 3, "\"max_mounts\" must be between 1 and 1024" },
   { PRE "max_mounts = \"256\";", 3, "\"max_mounts\" must be an integer, not a string" },
   { PRE "subjects = { all = 1; };", 3, "\"subjects.all\" must be true or false" },
@@ -1017,7 +1023,9 @@ test_shipped_conf_equals_builtin_defaults (void **state)
   assert_int_equal (def->tmp_tmpfs_size, 1073741824);
   assert_int_equal (def->max_mounts, BWSH_DEFAULT_MAX_MOUNTS);
   assert_int_equal (def->rlimit_core, 0);
-  assert_int_equal (def->rlimit_nproc, BWSH_RLIMIT_UNSET);
+  assert_int_equal (def->rlimit_nproc, BWSH_DEFAULT_NPROC);
+  assert_int_equal (p->max_sessions, def->max_sessions);
+  assert_int_equal (def->max_sessions, 0);
   assert_int_equal (def->landlock, BWSH_LANDLOCK_BEST_EFFORT);
 }
 

@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Audit events, the live-session registry and session locks.
+ *
+ * Events go to the journal with a fixed MESSAGE_ID per type (see
+ * conf/bwsh.catalog and bwsh-audit(7)); a front end that gets an error back
+ * (no journal on this host) writes its syslog line instead.  The registry
+ * (one file per session under BWSH_SESSIONS_DIR) and the locks (one file per
+ * user or group under BWSH_LOCKS_DIR) are written by root only.
+ *
+ * Like the rest of core/: 0 or -errno, never a message on stderr.
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "bwsh.h"
+
+typedef enum
+{
+  BWSH_EVENT_ALLOWED = 0, /* a session was allowed (or started unsandboxed: see outcome) */
+  BWSH_EVENT_REFUSED,     /* a session was refused */
+  BWSH_EVENT_ENDED,       /* a session ended */
+  BWSH_EVENT_LOCK,        /* a lock was applied or lifted */
+  BWSH_EVENT_LIMIT,       /* a limit refused a session (max_sessions) */
+  BWSH_EVENT_MAX_,
+} BwshEventType;
+
+/* What one event says.  Strings may be NULL (the field is left out);
+ * numbers < 0 mean unknown. */
+typedef struct BwshEvent
+{
+  BwshEventType type;
+  const char *origin;       /* SYSLOG_IDENTIFIER: "pam_bwsh", "bwsh", "bwshctl" */
+  const char *message;      /* MESSAGE, the human line */
+  const char *user;
+  int64_t uid;
+  const char *service;
+  const char *rhost;
+  const char *tty;
+  const char *outcome;      /* allowed, unsandboxed, refused, closed, locked, unlocked, killed */
+  const char *reason;
+  const char *plan_digest;
+  const char *policy_digest;
+  const char *network;      /* "private" or "host" */
+  int64_t mounts;
+  int64_t refusals;
+  const char *command;      /* what runs: the sandbox's inner command, or the unsandboxed program */
+  int64_t session_pid;
+  const char *lock_target;  /* "USER" or "@GROUP" */
+  int64_t sessions;         /* live sessions of the user (limit), or sessions ended (lock) */
+  int64_t max_sessions;
+} BwshEvent;
+
+/* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */
+#define BWSH_EVENT_INIT(t)                                                                                   \
+  { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1 }
+
+/* "eab9f779...", the MESSAGE_ID of @t (32 lowercase hex digits). */
+const char *bwsh_event_message_id (BwshEventType t);
+const char *bwsh_event_name (BwshEventType t);
+
+/* Send @ev to the journal.  -ENOENT/-ECONNREFUSED/... when there is no
+ * journal to take it: the caller writes its syslog line then. */
+int bwsh_event_send (const BwshEvent *ev);
+
+/* SHA-256 over the policy files @pol was read from (names and contents, in
+ * the order read), re-read now as root.  A policy of built-in defaults has
+ * the digest of nothing.  64 hex digits plus NUL. */
+int bwsh_policy_digest (const BwshPolicy *pol, char ret_hex[65], BwshError *err);
+
+/* The shell or program a su/runuser process (given its @argv) will run for
+ * a target whose passwd shell is @target_shell, following util-linux's
+ * rules: -s/--shell and -m/-p/--preserve-environment ($SHELL, @env_shell)
+ * count when the caller is root or the target's shell is not restricted
+ * (listed in /etc/shells: @target_shell_listed); runuser -u runs its
+ * command with no shell at all.  *ret_command is borrowed from the inputs
+ * or static. */
+void bwsh_su_command (char *const *argv, size_t argc, bool is_runuser, bool caller_is_root,
+                      bool target_shell_listed, const char *target_shell, const char *env_shell,
+                      const char **ret_command);
+
+/* ---------------------------------------------------------------- registry */
+
+typedef struct BwshSessionEntry
+{
+  char *id;              /* the file name */
+  char *user;
+  uid_t uid;
+  char *service;
+  char *rhost;
+  char *tty;
+  char *command;
+  char *policy_path;
+  char plan_digest[65];
+  char policy_digest[65];
+  int64_t start;         /* seconds since the epoch */
+  pid_t pid;             /* the process that opened the PAM session; the sandbox runs below it */
+  uint64_t pid_start;    /* its start time in clock ticks after boot (/proc/PID/stat field 22) */
+} BwshSessionEntry;
+
+typedef struct BwshSessionList
+{
+  BwshSessionEntry *items;
+  size_t n;
+} BwshSessionList;
+
+void bwsh_session_entry_clear (BwshSessionEntry *e);
+void bwsh_session_list_clear (BwshSessionList *l);
+
+/* Start time of @pid (field 22 of /proc/PID/stat), to tell a live process
+ * from a later one that reused its number. */
+int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
+
+/* The registry directory, made root-owned 0700 if missing and locked
+ * (flock) for the caller until the fd is closed: count-then-register is
+ * one step for concurrent logins.  @dir NULL: BWSH_SESSIONS_DIR. */
+int bwsh_registry_open_locked (const char *dir, int *ret_dirfd, BwshError *err);
+
+/* Every live entry; entries whose process is gone (or was reused) are
+ * removed on the way.  @dirfd from bwsh_registry_open_locked(). */
+int bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err);
+
+/* Write @e as a new file (atomically: a temporary file, then rename) and
+ * set e->id.  @dirfd as above. */
+int bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err);
+int bwsh_registry_remove (int dirfd, const char *id);
+
+/* ------------------------------------------------------------------- locks */
+
+typedef struct BwshLock
+{
+  char *target;   /* "USER" or "@GROUP" */
+  char *reason;
+  char *by;       /* who locked it */
+  int64_t since;
+} BwshLock;
+
+void bwsh_lock_clear (BwshLock *l);
+
+/* @target is "USER" or "@GROUP": a name of 1 to 64 characters without "/",
+ * not starting with "." or "-". */
+bool bwsh_lock_target_valid (const char *target);
+/* Write (or replace) the lock for @target.  @dir NULL: BWSH_LOCKS_DIR. */
+int bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err);
+/* -ENOENT when there was no such lock. */
+int bwsh_lock_remove (const char *dir, const char *target, BwshError *err);
+/* The lock that applies to @id (its name first, then its groups), or
+ * -ENOENT when none does. */
+int bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err);
+int bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err);
+
+/* Count @e->uid's live sessions and, unless @max_sessions (0: no limit) are
+ * already live, register @e: one step under the registry's lock, so that
+ * concurrent logins cannot both take the last place.  -EUSERS at the limit;
+ * *ret_live is the count before @e either way.  @dir NULL: BWSH_SESSIONS_DIR. */
+int bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
+                            BwshError *err);
+/* Remove the entry @id (from a register); -ENOENT when already gone. */
+int bwsh_registry_unregister (const char *dir, const char *id);

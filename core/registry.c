@@ -1,0 +1,642 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The live-session registry and the session locks.
+ *
+ * Registry: BWSH_SESSIONS_DIR (under /run: it dies with the boot, like the
+ * sessions), root-owned 0700, one JSON file per session named PID-START,
+ * written to a temporary name and renamed, so a reader never sees half a
+ * file.  Crashes leave files behind; every listing drops those whose
+ * process is gone or whose number now belongs to a later process.
+ *
+ * Locks: BWSH_LOCKS_DIR (under /var/lib: a lock must survive a reboot, and
+ * it is state that bwshctl writes, not configuration that configuration
+ * management owns and may overwrite from its copy of /etc), one JSON file per
+ * locked user or group.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "audit.h"
+#include "cleanup.h"
+
+/* One entry holds a few names and digests; anything bigger is not ours. */
+#define ENTRY_FILE_MAX (16 * 1024)
+
+static void
+dir_closep (DIR **d)
+{
+  if (*d != NULL)
+    closedir (*d);
+}
+
+/* A DIR stream of its own over @dirfd (which stays open). */
+static int
+dir_stream (int dirfd, DIR **ret)
+{
+  int fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
+  DIR *d;
+
+  if (fd < 0)
+    return -errno;
+  d = fdopendir (fd);
+  if (d == NULL)
+    {
+      int r = -errno;
+      close (fd);
+      return r;
+    }
+  rewinddir (d);
+  *ret = d;
+  return 0;
+}
+
+void
+bwsh_session_entry_clear (BwshSessionEntry *e)
+{
+  free (e->id);
+  free (e->user);
+  free (e->service);
+  free (e->rhost);
+  free (e->tty);
+  free (e->command);
+  free (e->policy_path);
+  *e = (BwshSessionEntry) { 0 };
+}
+
+void
+bwsh_session_list_clear (BwshSessionList *l)
+{
+  for (size_t i = 0; i < l->n; i++)
+    bwsh_session_entry_clear (&l->items[i]);
+  free (l->items);
+  *l = (BwshSessionList) { 0 };
+}
+
+void
+bwsh_lock_clear (BwshLock *l)
+{
+  free (l->target);
+  free (l->reason);
+  free (l->by);
+  *l = (BwshLock) { 0 };
+}
+
+int
+bwsh_pid_start_time (pid_t pid, uint64_t *ret)
+{
+  char path[64], buf[1024];
+  _cleanup_close_ int fd = -1;
+  ssize_t n;
+  const char *p;
+  unsigned long long start;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  n = read (fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    return n < 0 ? -errno : -EIO;
+  buf[n] = '\0';
+  /* comm may hold spaces and parentheses: count fields after the last ')'. */
+  p = strrchr (buf, ')');
+  if (p == NULL)
+    return -EIO;
+  /* ") S ppid ..." : field 3 is the state; start time is field 22. */
+  p++;
+  for (int field = 2; field < 22; field++)
+    {
+      p = strchr (p + 1, ' ');
+      if (p == NULL)
+        return -EIO;
+    }
+  if (sscanf (p, " %llu", &start) != 1)
+    return -EIO;
+  *ret = start;
+  return 0;
+}
+
+/* Make @path (and its parent) a root-owned directory with no access for
+ * others, or check that it is one. */
+static int
+open_private_dir (const char *path, int *ret_fd, BwshError *err)
+{
+  _cleanup_free_ char *parent = strdup (path);
+  _cleanup_close_ int fd = -1;
+  struct stat st;
+  char *slash;
+
+  if (parent == NULL)
+    return -ENOMEM;
+  slash = strrchr (parent, '/');
+  if (slash != NULL && slash != parent)
+    {
+      /* Missing ancestors (a test prefix's run/) get the usual 0755; the
+       * bwsh directory itself and the registry are root's alone. */
+      *slash = '\0';
+      for (char *p = strchr (parent + 1, '/'); p != NULL; p = strchr (p + 1, '/'))
+        {
+          *p = '\0';
+          if (mkdir (parent, 0755) < 0 && errno != EEXIST)
+            return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
+          *p = '/';
+        }
+      if (mkdir (parent, 0700) < 0 && errno != EEXIST)
+        return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
+    }
+  if (mkdir (path, 0700) < 0 && errno != EEXIST)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
+  if (fstat (fd, &st) < 0)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat the directory: %m");
+  if (st.st_uid != 0 || (st.st_mode & 0077) != 0)
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with no access for others");
+  *ret_fd = steal_fd (&fd);
+  return 0;
+}
+
+int
+bwsh_registry_open_locked (const char *dir, int *ret_dirfd, BwshError *err)
+{
+  _cleanup_close_ int fd = -1;
+  int r;
+
+  r = open_private_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, &fd, err);
+  if (r < 0)
+    return r;
+  if (flock (fd, LOCK_EX) < 0)
+    return bwsh_error_set (err, -errno, dir, 0, 0, "cannot lock the session registry: %m");
+  *ret_dirfd = steal_fd (&fd);
+  return 0;
+}
+
+static int
+read_small_at (int dirfd, const char *name, char **ret, size_t *ret_len)
+{
+  _cleanup_close_ int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  _cleanup_free_ char *buf = NULL;
+  struct stat st;
+  ssize_t n;
+
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, &st) < 0)
+    return -errno;
+  if (!S_ISREG (st.st_mode) || st.st_uid != 0 || st.st_size > ENTRY_FILE_MAX)
+    return -EPERM;
+  buf = malloc ((size_t) st.st_size + 1);
+  if (buf == NULL)
+    return -ENOMEM;
+  n = read (fd, buf, (size_t) st.st_size);
+  if (n < 0)
+    return -errno;
+  buf[n] = '\0';
+  *ret_len = (size_t) n;
+  *ret = steal_pointer (&buf);
+  return 0;
+}
+
+static int
+dup_json_string (json_t *o, const char *key, char **ret)
+{
+  const char *s = json_string_value (json_object_get (o, key));
+
+  *ret = strdup (s != NULL ? s : "");
+  return *ret == NULL ? -ENOMEM : 0;
+}
+
+static void
+copy_digest (json_t *o, const char *key, char ret[65])
+{
+  const char *s = json_string_value (json_object_get (o, key));
+
+  snprintf (ret, 65, "%s", s != NULL ? s : "");
+}
+
+static int
+parse_entry (const char *name, const char *buf, size_t len, BwshSessionEntry *e)
+{
+  json_auto_t *o = json_loadb (buf, len, JSON_REJECT_DUPLICATES, NULL);
+  int r;
+
+  if (o == NULL || !json_is_object (o))
+    return -EINVAL;
+  *e = (BwshSessionEntry) { 0 };
+  e->uid = (uid_t) json_integer_value (json_object_get (o, "uid"));
+  e->pid = (pid_t) json_integer_value (json_object_get (o, "pid"));
+  e->pid_start = (uint64_t) json_integer_value (json_object_get (o, "pid_start"));
+  e->start = json_integer_value (json_object_get (o, "start"));
+  copy_digest (o, "plan_digest", e->plan_digest);
+  copy_digest (o, "policy_digest", e->policy_digest);
+  if ((e->id = strdup (name)) == NULL || (r = dup_json_string (o, "user", &e->user)) < 0
+      || (r = dup_json_string (o, "service", &e->service)) < 0 || (r = dup_json_string (o, "rhost", &e->rhost)) < 0
+      || (r = dup_json_string (o, "tty", &e->tty)) < 0 || (r = dup_json_string (o, "command", &e->command)) < 0
+      || (r = dup_json_string (o, "policy", &e->policy_path)) < 0)
+    {
+      bwsh_session_entry_clear (e);
+      return -ENOMEM;
+    }
+  return e->pid > 0 ? 0 : -EINVAL;
+}
+
+static bool
+entry_alive (const BwshSessionEntry *e)
+{
+  uint64_t start;
+
+  return bwsh_pid_start_time (e->pid, &start) >= 0 && start == e->pid_start;
+}
+
+int
+bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
+{
+  _cleanup_ (dir_closep) DIR *d = NULL;
+  BwshSessionList l = { 0 };
+  struct dirent *de;
+  int r = dir_stream (dirfd, &d);
+
+  if (r < 0)
+    return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s", strerror (-r));
+  while ((de = readdir (d)) != NULL)
+    {
+      _cleanup_free_ char *buf = NULL;
+      BwshSessionEntry e;
+      size_t len = 0;
+
+      if (de->d_name[0] == '.')
+        continue;
+      r = read_small_at (dirfd, de->d_name, &buf, &len);
+      if (r == -ENOMEM)
+        goto oom;
+      if (r < 0)
+        continue;
+      r = parse_entry (de->d_name, buf, len, &e);
+      if (r == -ENOMEM)
+        goto oom;
+      if (r < 0 || !entry_alive (&e))
+        {
+          /* A session whose process is gone: it crashed, or was killed
+           * before its close_session ran. */
+          if (r == 0)
+            bwsh_session_entry_clear (&e);
+          (void) unlinkat (dirfd, de->d_name, 0);
+          continue;
+        }
+      BwshSessionEntry *grown = realloc (l.items, (l.n + 1) * sizeof *grown);
+      if (grown == NULL)
+        {
+          bwsh_session_entry_clear (&e);
+          goto oom;
+        }
+      l.items = grown;
+      l.items[l.n++] = e;
+    }
+  *ret = l;
+  return 0;
+oom:
+  bwsh_session_list_clear (&l);
+  return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+static int
+write_json_at (int dirfd, const char *name, json_t *o)
+{
+  _cleanup_free_ char *text = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
+  _cleanup_close_ int fd = -1;
+  char tmp[128];
+  size_t len, off = 0;
+
+  if (text == NULL)
+    return -ENOMEM;
+  len = strlen (text);
+  snprintf (tmp, sizeof tmp, ".tmp.%d.%s", (int) getpid (), name);
+  (void) unlinkat (dirfd, tmp, 0);
+  fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0)
+    return -errno;
+  while (off < len)
+    {
+      ssize_t n = write (fd, text + off, len - off);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        {
+          int r = -errno;
+          (void) unlinkat (dirfd, tmp, 0);
+          return r;
+        }
+      off += (size_t) n;
+    }
+  if (fsync (fd) < 0 || renameat (dirfd, tmp, dirfd, name) < 0)
+    {
+      int r = -errno;
+      (void) unlinkat (dirfd, tmp, 0);
+      return r;
+    }
+  return 0;
+}
+
+int
+bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
+{
+  json_auto_t *o = NULL;
+  char name[64];
+  int r;
+
+  snprintf (name, sizeof name, "%d-%" PRIu64, (int) e->pid, e->pid_start);
+  o = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "user", e->user, "uid",
+                 (json_int_t) e->uid, "service", e->service != NULL ? e->service : "", "rhost",
+                 e->rhost != NULL ? e->rhost : "", "tty", e->tty != NULL ? e->tty : "", "command",
+                 e->command != NULL ? e->command : "", "policy", e->policy_path != NULL ? e->policy_path : "",
+                 "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "start", (json_int_t) e->start,
+                 "pid", (json_int_t) e->pid, "pid_start", (json_int_t) e->pid_start);
+  if (o == NULL)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  r = write_json_at (dirfd, name, o);
+  if (r < 0)
+    return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
+  free (e->id);
+  e->id = strdup (name);
+  if (e->id == NULL)
+    {
+      (void) unlinkat (dirfd, name, 0);
+      return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+    }
+  return 0;
+}
+
+int
+bwsh_registry_remove (int dirfd, const char *id)
+{
+  if (id == NULL || id[0] == '.' || strchr (id, '/') != NULL)
+    return -EINVAL;
+  return unlinkat (dirfd, id, 0) < 0 ? -errno : 0;
+}
+
+/* ------------------------------------------------------------------ locks */
+
+bool
+bwsh_lock_target_valid (const char *target)
+{
+  const char *name = target != NULL && target[0] == '@' ? target + 1 : target;
+  size_t len = name != NULL ? strlen (name) : 0;
+
+  if (len == 0 || len > 64 || name[0] == '.' || name[0] == '-')
+    return false;
+  for (const char *p = name; *p != '\0'; p++)
+    if (*p == '/' || (unsigned char) *p < 0x21 || (unsigned char) *p == 0x7f)
+      return false;
+  return true;
+}
+
+/* "user:NAME" or "group:NAME": a user called "@x" cannot collide with group x. */
+static int
+lock_file_name (const char *target, char *buf, size_t size)
+{
+  if (!bwsh_lock_target_valid (target))
+    return -EINVAL;
+  if (target[0] == '@')
+    snprintf (buf, size, "group:%s", target + 1);
+  else
+    snprintf (buf, size, "user:%s", target);
+  return 0;
+}
+
+int
+bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
+{
+  _cleanup_close_ int dirfd = -1;
+  json_auto_t *o = NULL;
+  char name[80];
+  int r;
+
+  dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
+  if (lock_file_name (l->target, name, sizeof name) < 0)
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
+  r = open_private_dir (dir, &dirfd, err);
+  if (r < 0)
+    return r;
+  o = json_pack ("{s:s, s:s, s:s, s:I}", "target", l->target, "reason", l->reason != NULL ? l->reason : "",
+                 "by", l->by != NULL ? l->by : "", "since", (json_int_t) l->since);
+  if (o == NULL)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  r = write_json_at (dirfd, name, o);
+  if (r < 0)
+    return bwsh_error_set (err, r, dir, 0, 0, "cannot write the lock: %s", strerror (-r));
+  return 0;
+}
+
+int
+bwsh_lock_remove (const char *dir, const char *target, BwshError *err)
+{
+  _cleanup_close_ int dirfd = -1;
+  char name[80];
+  int r;
+
+  dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
+  if (lock_file_name (target, name, sizeof name) < 0)
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
+  r = open_private_dir (dir, &dirfd, err);
+  if (r < 0)
+    return r;
+  if (unlinkat (dirfd, name, 0) < 0)
+    return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, dir, 0, 0, "cannot remove the lock: %m");
+  return 0;
+}
+
+static int
+read_lock_at (int dirfd, const char *name, BwshLock *ret)
+{
+  _cleanup_free_ char *buf = NULL;
+  json_auto_t *o = NULL;
+  BwshLock l = { 0 };
+  size_t len = 0;
+  int r;
+
+  r = read_small_at (dirfd, name, &buf, &len);
+  if (r < 0)
+    return r;
+  o = json_loadb (buf, len, JSON_REJECT_DUPLICATES, NULL);
+  if (o == NULL || !json_is_object (o))
+    {
+      /* Unreadable but present: still a lock. */
+      l.target = strdup (strchr (name, ':') != NULL ? strchr (name, ':') + 1 : name);
+      l.reason = strdup ("locked");
+      l.by = strdup ("");
+    }
+  else
+    {
+      l.since = json_integer_value (json_object_get (o, "since"));
+      if (dup_json_string (o, "target", &l.target) < 0 || dup_json_string (o, "reason", &l.reason) < 0
+          || dup_json_string (o, "by", &l.by) < 0)
+        {
+          bwsh_lock_clear (&l);
+          return -ENOMEM;
+        }
+    }
+  if (l.target == NULL || l.reason == NULL || l.by == NULL)
+    {
+      bwsh_lock_clear (&l);
+      return -ENOMEM;
+    }
+  *ret = l;
+  return 0;
+}
+
+static int
+open_locks_dir (const char *dir, int *ret_fd, BwshError *err)
+{
+  int fd = open (dir != NULL ? dir : BWSH_LOCKS_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+
+  if (fd < 0)
+    return errno == ENOENT ? -ENOENT
+                           : bwsh_error_set (err, -errno, dir != NULL ? dir : BWSH_LOCKS_DIR, 0, 0,
+                                             "cannot open the locks directory: %m");
+  if (fstat (fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022) != 0)
+    {
+      close (fd);
+      return bwsh_error_set (err, -EPERM, dir != NULL ? dir : BWSH_LOCKS_DIR, 0, 0,
+                             "must be owned by root and writable by nobody else");
+    }
+  *ret_fd = fd;
+  return 0;
+}
+
+int
+bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err)
+{
+  _cleanup_ (dir_closep) DIR *d = NULL;
+  _cleanup_close_ int dirfd = -1;
+  BwshLock *v = NULL;
+  size_t n = 0;
+  struct dirent *de;
+  int r;
+
+  *ret = NULL;
+  *ret_n = 0;
+  r = open_locks_dir (dir, &dirfd, err);
+  if (r == -ENOENT)
+    return 0;
+  if (r < 0)
+    return r;
+  r = dir_stream (dirfd, &d);
+  if (r < 0)
+    return bwsh_error_set (err, r, dir, 0, 0, "cannot read the locks directory: %s", strerror (-r));
+  while ((de = readdir (d)) != NULL)
+    {
+      BwshLock l, *grown;
+      if (de->d_name[0] == '.')
+        continue;
+      r = read_lock_at (dirfd, de->d_name, &l);
+      if (r == -ENOMEM)
+        goto oom;
+      if (r < 0)
+        continue;
+      grown = realloc (v, (n + 1) * sizeof *v);
+      if (grown == NULL)
+        {
+          bwsh_lock_clear (&l);
+          goto oom;
+        }
+      v = grown;
+      v[n++] = l;
+    }
+  *ret = v;
+  *ret_n = n;
+  return 0;
+oom:
+  for (size_t i = 0; i < n; i++)
+    bwsh_lock_clear (&v[i]);
+  free (v);
+  return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+}
+
+int
+bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err)
+{
+  _cleanup_ (dir_closep) DIR *d = NULL;
+  _cleanup_close_ int dirfd = -1;
+  struct dirent *de;
+  char name[80];
+  int r;
+
+  r = open_locks_dir (dir, &dirfd, err);
+  if (r < 0)
+    return r;
+  if (bwsh_lock_target_valid (id->name) && id->name[0] != '@')
+    {
+      snprintf (name, sizeof name, "user:%s", id->name);
+      r = read_lock_at (dirfd, name, ret);
+      if (r != -ENOENT)
+        return r;
+    }
+  /* Group locks: the user's groups are looked up only when one exists. */
+  r = dir_stream (dirfd, &d);
+  if (r < 0)
+    return bwsh_error_set (err, r, dir, 0, 0, "cannot read the locks directory: %s", strerror (-r));
+  while ((de = readdir (d)) != NULL)
+    {
+      if (strncmp (de->d_name, "group:", 6) != 0)
+        continue;
+      r = bwsh_identity_load_groups (id, err);
+      if (r < 0)
+        return r;
+      if (bwsh_identity_in_group (id, de->d_name + 6))
+        return read_lock_at (dirfd, de->d_name, ret);
+    }
+  return -ENOENT;
+}
+
+int
+bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
+                        BwshError *err)
+{
+  _cleanup_close_ int dirfd = -1;
+  BwshSessionList l = { 0 };
+  size_t live = 0;
+  int r;
+
+  r = bwsh_registry_open_locked (dir, &dirfd, err);
+  if (r < 0)
+    return r;
+  r = bwsh_registry_list (dirfd, &l, err);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < l.n; i++)
+    if (l.items[i].uid == e->uid)
+      live++;
+  bwsh_session_list_clear (&l);
+  *ret_live = live;
+  if (max_sessions > 0 && live >= max_sessions)
+    return bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
+                           live, max_sessions);
+  return bwsh_registry_add (dirfd, e, err);
+}
+
+int
+bwsh_registry_unregister (const char *dir, const char *id)
+{
+  _cleanup_close_ int dirfd = -1;
+  int r;
+
+  r = bwsh_registry_open_locked (dir, &dirfd, NULL);
+  if (r < 0)
+    return r;
+  return bwsh_registry_remove (dirfd, id);
+}

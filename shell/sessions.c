@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bwshctl sessions [--json]
+ * bwshctl lock USER|@GROUP [--reason TEXT]
+ * bwshctl unlock USER|@GROUP
+ *
+ * The live sessions pam_bwsh registered, and the locks that end a user's
+ * sandboxes and refuse their next logins.  All three are for root: the
+ * registry and the locks are root's files.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "audit.h"
+#include "cleanup.h"
+#include "options.h"
+#include "sessions.h"
+
+static void
+print_error (const char *what, const BwshError *err)
+{
+  _cleanup_free_ char *msg = bwsh_error_to_string (err);
+
+  fprintf (stderr, "bwshctl: %s: %s\n", what, msg != NULL ? msg : "out of memory");
+}
+
+static int
+need_root (const char *cmd)
+{
+  if (getuid () == 0)
+    return 0;
+  fprintf (stderr, "bwshctl: %s is for root (the session registry and the locks are root's)\n", cmd);
+  return -1;
+}
+
+/* The policy the session was opened under, as it reads now. */
+static bool
+policy_changed (const BwshSessionEntry *e)
+{
+  BwshIdentity *id = NULL;
+  BwshPolicy *pol = NULL;
+  BwshError err = { 0 };
+  char now[65] = "";
+  const char *path = e->policy_path[0] != '\0' ? e->policy_path : bwsh_policy_path ();
+  int r;
+
+  r = bwsh_identity_from_name (e->user, &id, &err);
+  if (r >= 0)
+    r = bwsh_policy_load (path, id, &pol, &err);
+  if (r >= 0)
+    r = bwsh_policy_digest (pol, now, &err);
+  bwsh_policy_free (pol);
+  bwsh_identity_free (id);
+  /* A policy that no longer loads has changed too. */
+  return r < 0 || strcmp (now, e->policy_digest) != 0;
+}
+
+enum
+{
+  OPT_JSON,
+  OPT_REASON,
+  OPT_HELP,
+};
+
+typedef struct
+{
+  bool json;
+  bool help;
+  const char *reason;
+} Options;
+
+static int
+take_option (void *userdata, int id, const char *arg)
+{
+  Options *o = userdata;
+
+  switch (id)
+    {
+    case OPT_JSON:
+      o->json = true;
+      break;
+    case OPT_REASON:
+      o->reason = arg;
+      break;
+    default:
+      o->help = true;
+      break;
+    }
+  return 0;
+}
+
+static int
+cmd_sessions (int argc, char **argv)
+{
+  static const CtlOption opts[] = {
+    { "json", false, OPT_JSON },
+    { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },
+  };
+  _cleanup_close_ int dirfd = -1;
+  BwshSessionList l = { 0 };
+  BwshError err = { 0 };
+  Options o = { 0 };
+  const char *operand;
+  size_t n = 0;
+  json_t *arr = NULL;
+  bool json;
+  int r;
+
+  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts), take_option, &o, &operand, 0, &n) < 0)
+    return 2;
+  if (o.help)
+    {
+      printf ("usage: bwshctl sessions [--json]\n");
+      return 0;
+    }
+  json = o.json;
+  if (need_root ("sessions") < 0)
+    return 2;
+  r = bwsh_registry_open_locked (NULL, &dirfd, &err);
+  if (r >= 0)
+    r = bwsh_registry_list (dirfd, &l, &err);
+  /* The policy check loads NSS and policy files: not under the lock. */
+  if (dirfd >= 0)
+    close (steal_fd (&dirfd));
+  if (r < 0)
+    {
+      print_error ("cannot read the session registry", &err);
+      return 1;
+    }
+  if (json)
+    arr = json_array ();
+  else
+    printf ("%-16s %7s %-10s %-16s %8s %-20s %-14s %s\n", "USER", "UID", "SERVICE", "RHOST", "PID", "START",
+            "POLICY", "COMMAND");
+  for (size_t i = 0; i < l.n; i++)
+    {
+      const BwshSessionEntry *e = &l.items[i];
+      bool stale = policy_changed (e);
+      char when[32];
+      struct tm tm;
+      time_t t = (time_t) e->start;
+
+      strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
+      if (json)
+        {
+          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b}", "user", e->user,
+                                 "uid", (json_int_t) e->uid, "service", e->service, "rhost", e->rhost, "tty",
+                                 e->tty, "pid", (json_int_t) e->pid, "start", when, "command", e->command,
+                                 "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "policy",
+                                 e->policy_path, "policy_changed", stale);
+          if (row == NULL || arr == NULL || json_array_append_new (arr, row) < 0)
+            {
+              json_decref (arr);
+              bwsh_session_list_clear (&l);
+              fprintf (stderr, "bwshctl: out of memory\n");
+              return 1;
+            }
+        }
+      else
+        {
+          _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
+          _cleanup_free_ char *er = bwsh_escape (e->rhost, strlen (e->rhost));
+          _cleanup_free_ char *ec = bwsh_escape (e->command, strlen (e->command));
+          printf ("%-16s %7u %-10s %-16s %8d %-20s %-14s %s\n", eu != NULL ? eu : "?", (unsigned) e->uid,
+                  e->service, er != NULL ? er : "?", (int) e->pid, when, stale ? "changed" : "current",
+                  ec != NULL ? ec : "?");
+        }
+    }
+  if (json)
+    {
+      _cleanup_free_ char *text = arr != NULL ? json_dumps (arr, JSON_INDENT (2)) : NULL;
+      json_decref (arr);
+      if (text == NULL)
+        {
+          bwsh_session_list_clear (&l);
+          fprintf (stderr, "bwshctl: out of memory\n");
+          return 1;
+        }
+      printf ("%s\n", text);
+    }
+  bwsh_session_list_clear (&l);
+  return 0;
+}
+
+/* ------------------------------------------------------ ending sessions */
+
+static void
+closedirp (DIR **d)
+{
+  if (*d != NULL)
+    closedir (*d);
+}
+
+typedef struct
+{
+  pid_t pid, ppid;
+  uid_t uid;
+} Proc;
+
+static int
+read_procs (Proc **ret, size_t *ret_n)
+{
+  _cleanup_ (closedirp) DIR *d = opendir ("/proc");
+  Proc *v = NULL;
+  size_t n = 0;
+  struct dirent *de;
+
+  if (d == NULL)
+    return -errno;
+  while ((de = readdir (d)) != NULL)
+    {
+      char path[64], line[256];
+      _cleanup_fclose_ FILE *f = NULL;
+      Proc p = { .pid = (pid_t) strtol (de->d_name, NULL, 10), .ppid = -1, .uid = (uid_t) -1 };
+      Proc *grown;
+
+      if (p.pid <= 0)
+        continue;
+      snprintf (path, sizeof path, "/proc/%d/status", (int) p.pid);
+      f = fopen (path, "re");
+      if (f == NULL)
+        continue;
+      while (fgets (line, sizeof line, f) != NULL)
+        {
+          unsigned u;
+          int pp;
+          if (sscanf (line, "PPid: %d", &pp) == 1)
+            p.ppid = pp;
+          else if (sscanf (line, "Uid: %u", &u) == 1)
+            p.uid = u;
+        }
+      grown = realloc (v, (n + 1) * sizeof *v);
+      if (grown == NULL)
+        {
+          free (v);
+          return -ENOMEM;
+        }
+      v = grown;
+      v[n++] = p;
+    }
+  *ret = v;
+  *ret_n = n;
+  return 0;
+}
+
+/* Signal every process below @root that runs as @uid: the sandbox (bwrap,
+ * its pid namespace and all in it) and the service's own unprivileged part
+ * (sshd's user@ process).  The privileged process that opened the session is
+ * left alone: it notices, runs close_session and removes the entry.
+ * Returns how many were signalled. */
+static size_t
+signal_subtree (pid_t root, uid_t uid, int sig)
+{
+  _cleanup_free_ Proc *v = NULL;
+  _cleanup_free_ pid_t *queue = NULL;
+  size_t n = 0, head = 0, tail = 0, hit = 0;
+
+  if (read_procs (&v, &n) < 0 || (queue = calloc (n + 1, sizeof *queue)) == NULL)
+    return 0;
+  queue[tail++] = root;
+  while (head < tail)
+    {
+      pid_t parent = queue[head++];
+      for (size_t i = 0; i < n && tail <= n; i++)
+        if (v[i].ppid == parent)
+          {
+            queue[tail++] = v[i].pid;
+            if (v[i].uid == uid && kill (v[i].pid, sig) == 0)
+              hit++;
+          }
+    }
+  return hit;
+}
+
+static void
+sleep_ms (long ms)
+{
+  struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+  while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
+    ;
+}
+
+static bool
+target_matches (const char *target, const BwshSessionEntry *e)
+{
+  BwshIdentity *id = NULL;
+  bool in;
+
+  if (target[0] != '@')
+    return strcmp (target, e->user) == 0;
+  if (bwsh_identity_from_name (e->user, &id, NULL) < 0)
+    return false;
+  in = bwsh_identity_load_groups (id, NULL) >= 0 && bwsh_identity_in_group (id, target + 1);
+  bwsh_identity_free (id);
+  return in;
+}
+
+/* SIGHUP (a shell's "the terminal went away"), then SIGKILL for whatever is
+ * left half a second later: every session is gone within one second. */
+static size_t
+end_sessions (const char *target)
+{
+  _cleanup_close_ int dirfd = -1;
+  BwshSessionList l = { 0 };
+  bool *mine;
+  size_t ended = 0;
+
+  if (bwsh_registry_open_locked (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
+    return 0;
+  close (steal_fd (&dirfd));
+  mine = calloc (l.n + 1, sizeof *mine);
+  if (mine == NULL)
+    {
+      bwsh_session_list_clear (&l);
+      return 0;
+    }
+  for (size_t i = 0; i < l.n; i++)
+    if ((mine[i] = target_matches (target, &l.items[i])))
+      {
+        signal_subtree (l.items[i].pid, l.items[i].uid, SIGHUP);
+        ended++;
+      }
+  for (int round = 0; round < 10; round++)
+    {
+      size_t left = 0;
+      sleep_ms (50);
+      for (size_t i = 0; i < l.n; i++)
+        if (mine[i])
+          left += signal_subtree (l.items[i].pid, l.items[i].uid, 0);
+      if (left == 0)
+        break;
+    }
+  for (int round = 0; round < 8; round++)
+    {
+      size_t left = 0;
+      for (size_t i = 0; i < l.n; i++)
+        if (mine[i])
+          left += signal_subtree (l.items[i].pid, l.items[i].uid, SIGKILL);
+      if (left == 0)
+        break;
+      sleep_ms (50);
+    }
+  free (mine);
+  bwsh_session_list_clear (&l);
+  return ended;
+}
+
+static void
+lock_event (const char *target, const char *outcome, const char *reason, size_t ended)
+{
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LOCK);
+  _cleanup_free_ char *line = NULL, *et = bwsh_escape (target, strlen (target));
+  _cleanup_free_ char *er = reason != NULL ? bwsh_escape (reason, strlen (reason)) : NULL;
+
+  if (asprintf (&line, "sessions of %s %s%s%s%s; %zu live sessions ended", et != NULL ? et : "?", outcome,
+                er != NULL ? " (reason \"" : "", er != NULL ? er : "", er != NULL ? "\")" : "", ended)
+      < 0)
+    line = NULL;
+  ev.origin = "bwshctl";
+  ev.message = line;
+  ev.outcome = outcome;
+  ev.reason = reason;
+  ev.lock_target = target;
+  ev.sessions = (int64_t) ended;
+  if (target[0] != '@')
+    {
+      struct passwd *pw = getpwnam (target);
+      ev.user = target;
+      if (pw != NULL)
+        ev.uid = pw->pw_uid;
+    }
+  if (line == NULL || bwsh_event_send (&ev) < 0)
+    {
+      openlog ("bwshctl", LOG_PID, LOG_AUTHPRIV);
+      syslog (LOG_AUTHPRIV | LOG_NOTICE, "%s", line != NULL ? line : "lock changed");
+      closelog ();
+    }
+}
+
+static int
+cmd_lock (int argc, char **argv, bool lock)
+{
+  static const CtlOption lock_opts[] = {
+    { "reason", true, OPT_REASON },
+    { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },
+  };
+  const char *name = lock ? "lock" : "unlock", *reason, *target = NULL;
+  BwshError err = { 0 };
+  Options o = { 0 };
+  size_t n = 0;
+  int r;
+
+  /* unlock takes no --reason: the table without its first entry. */
+  if (ctl_parse_options (argc, argv, lock ? lock_opts : lock_opts + 1,
+                         lock ? BWSH_N_ELEMENTS (lock_opts) : BWSH_N_ELEMENTS (lock_opts) - 1, take_option, &o,
+                         &target, 1, &n)
+      < 0)
+    return 2;
+  if (o.help)
+    {
+      printf ("usage: bwshctl lock USER|@GROUP [--reason TEXT]\n       bwshctl unlock USER|@GROUP\n");
+      return 0;
+    }
+  if (n != 1)
+    {
+      fprintf (stderr, "bwshctl: %s takes one USER or @GROUP\n", name);
+      return 2;
+    }
+  reason = o.reason;
+  if (!bwsh_lock_target_valid (target))
+    {
+      _cleanup_free_ char *e = bwsh_escape (target, strlen (target));
+      fprintf (stderr, "bwshctl: \"%s\" is not a user or @group name\n", e != NULL ? e : "?");
+      return 2;
+    }
+  if (reason != NULL && (strlen (reason) > 256 || strpbrk (reason, "\n\r") != NULL))
+    {
+      fprintf (stderr, "bwshctl: the reason must be one line of at most 256 bytes\n");
+      return 2;
+    }
+  if (need_root (name) < 0)
+    return 2;
+
+  if (!lock)
+    {
+      r = bwsh_lock_remove (NULL, target, &err);
+      if (r == -ENOENT)
+        {
+          fprintf (stderr, "bwshctl: %s is not locked\n", target);
+          return 1;
+        }
+      if (r < 0)
+        {
+          print_error ("cannot unlock", &err);
+          return 1;
+        }
+      lock_event (target, "unlocked", NULL, 0);
+      printf ("%s unlocked\n", target);
+      return 0;
+    }
+
+  {
+    const char *by = getenv ("SUDO_USER");
+    BwshLock l = {
+      .target = strdup (target),
+      .reason = strdup (reason != NULL ? reason : ""),
+      .by = strdup (by != NULL ? by : "root"),
+      .since = (int64_t) time (NULL),
+    };
+    size_t ended;
+
+    /* The lock first: a login racing with the kill is refused. */
+    r = l.target != NULL && l.reason != NULL && l.by != NULL ? bwsh_lock_write (NULL, &l, &err)
+                                                             : bwsh_error_set (&err, -ENOMEM, NULL, 0, 0, "out of memory");
+    bwsh_lock_clear (&l);
+    if (r < 0)
+      {
+        print_error ("cannot lock", &err);
+        return 1;
+      }
+    ended = end_sessions (target);
+    lock_event (target, "locked", reason, ended);
+    printf ("%s locked; %zu live sessions ended\n", target, ended);
+  }
+  return 0;
+}
+
+int
+bwshctl_sessions (const char *cmd, int argc, char **argv)
+{
+  if (strcmp (cmd, "sessions") == 0)
+    return cmd_sessions (argc, argv);
+  if (strcmp (cmd, "lock") == 0)
+    return cmd_lock (argc, argv, true);
+  if (strcmp (cmd, "unlock") == 0)
+    return cmd_lock (argc, argv, false);
+  return -1;
+}

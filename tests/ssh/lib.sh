@@ -51,6 +51,7 @@ SSH_NS_SHELLS=
 SSH_SNIPPET=$BWSH_SOURCE_DIR/conf/sshd_config.d/bwsh.conf
 SSH_SFTP_SERVER=/usr/lib/openssh/sftp-server
 SSH_TAIL=()   # lines appended last to the next ssh_start's sshd_config (Match blocks)
+SSH_NS_ENTER=() # a command prefix that enters the namespace sshd starts below (tests/audit: journald's)
 
 ssh_log() { printf 'ssh: %s\n' "$*" >&2; }
 
@@ -155,7 +156,7 @@ ssh_start()
     SSHD_LOG=$dir/sshd.log
     : >"$SSHD_LOG"
     # shellcheck disable=SC2016
-    unshare -m --propagation private -- /bin/sh -c '
+    "${SSH_NS_ENTER[@]}" unshare -m --propagation private -- /bin/sh -c '
       set -e
       dir=$1 shells=$2 pamd=$3
       if [ ! -d /run/sshd ]; then

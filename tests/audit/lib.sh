@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# shellcheck shell=bash
+#
+# Audit harness: a real systemd-journald, no systemd PID 1 needed.  journald
+# opens its own sockets when it is not socket-activated, so it runs in a
+# private mount namespace in which
+#   - /run is an overlay whose upper layer is $IT_TMP/jrun-up: the journal's
+#     sockets (/run/systemd/journal/socket) and its volatile files
+#     (/run/log/journal) land there, never in the host's /run;
+#   - /var/log/journal is an empty directory of the test, so that nothing is
+#     ever flushed to the host's persistent journal.
+# sshd (tests/ssh/lib.sh, through SSH_NS_ENTER) and every su the test runs
+# live below that namespace, so pam_bwsh's events reach this journald only.
+#
+# API (after ssh_prepare)
+#   journal_start          start journald; sets JOURNALD_PID, JOURNAL_DIR
+#   journal_json FILTER... journalctl -o json of that journal, one entry a line
+#   journal_field JSON KEY the value of KEY in one json entry ("" if absent)
+#   journal_wait_for N FILTER...   wait (10 s) until N entries match
+#   in_jns CMD...          CMD as root in journald's namespace, with the test's
+#                          /etc/pam.d and /etc/shells; sets IT_RC, IT_OUT, IT_ERR
+#   bwshctl_run ARG...     the installed bwshctl in journald's namespace (its
+#                          lock events go to this journal); IT_RC, IT_OUT, IT_ERR
+#   audit_user_tasks       how many tasks (threads) the test user has on the host
+
+# shellcheck disable=SC1091,SC2034
+. "$BWSH_SOURCE_DIR/tests/ssh/lib.sh"
+
+JOURNALD_PID=
+JOURNAL_DIR=
+BWSHCTL=
+MSG_ALLOWED=eab9f77944e548f091e1a8baf642bbcd
+MSG_REFUSED=677d5803aceb472b938ad9eeb79cf4db
+MSG_ENDED=dc5fe78d6af749b8978e6fc7d12da935
+MSG_LOCK=7fab451b0fde483981ab3ae33b8352a7
+MSG_LIMIT=45e3d0ea146e49548499d4ef6bc07e9a
+
+journal_stop()
+{
+  [ -n "$JOURNALD_PID" ] || return 0
+  ssh_kill_namespace "$JOURNALD_PID"
+  wait "$JOURNALD_PID" 2>/dev/null
+  JOURNALD_PID=
+}
+
+journal_start()
+{
+  local jd=/lib/systemd/systemd-journald
+  [ -x "$jd" ] || jd=/usr/lib/systemd/systemd-journald
+  [ -x "$jd" ] || { it_fail "systemd-journald is missing (package systemd)"; exit 1; }
+  command -v journalctl >/dev/null || { it_fail "journalctl is missing (package systemd)"; exit 1; }
+  BWSHCTL=$IT_PREFIX/bin/bwshctl
+  mkdir -p "$IT_TMP/jrun-up" "$IT_TMP/jrun-work" "$IT_TMP/jvar"
+  # shellcheck disable=SC2016
+  unshare -m --propagation private -- /bin/sh -c '
+    set -e
+    mount -t overlay overlay -o "lowerdir=/run,upperdir=$1,workdir=$2" /run
+    mount --bind "$3" /var/log/journal
+    mkdir -p /run/sshd /run/systemd/journal
+    chmod 0755 /run/sshd
+    exec "$4"' sh "$IT_TMP/jrun-up" "$IT_TMP/jrun-work" "$IT_TMP/jvar" "$jd" \
+    </dev/null >"$IT_TMP/journald.log" 2>&1 &
+  JOURNALD_PID=$!
+  it_defer journal_stop
+  for _ in $(seq 100); do
+    [ -S "$IT_TMP/jrun-up/systemd/journal/socket" ] && break
+    kill -0 "$JOURNALD_PID" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -S "$IT_TMP/jrun-up/systemd/journal/socket" ] \
+    || { cat "$IT_TMP/journald.log" >&2; it_fail "systemd-journald did not start"; exit 1; }
+  JOURNAL_DIR=$IT_TMP/jrun-up/log/journal
+  # sshd starts in (a child namespace of) this one.
+  SSH_NS_ENTER=(nsenter -t "$JOURNALD_PID" -m --)
+  it_log "systemd-journald pid $JOURNALD_PID, journal in $JOURNAL_DIR"
+}
+
+journal_json()
+{
+  journalctl -D "$JOURNAL_DIR" -o json --no-pager "$@" 2>/dev/null
+}
+
+journal_field()
+{
+  python3 -c 'import json, sys
+v = json.loads(sys.argv[1]).get(sys.argv[2], "")
+print(v if isinstance(v, str) else bytes(v).decode("utf-8", "replace"))' "$1" "$2"
+}
+
+journal_wait_for()
+{
+  local n=$1 have=0
+  shift
+  for _ in $(seq 100); do
+    have=$(journal_json "$@" | grep -c .)
+    [ "$have" -ge "$n" ] && return 0
+    sleep 0.1
+  done
+  it_fail "expected $n journal entries for $*, found $have"
+  return 1
+}
+
+in_jns()
+{
+  IT_RC=0
+  # shellcheck disable=SC2016
+  timeout -k 5 90 nsenter -t "$JOURNALD_PID" -m -- unshare -m --propagation private -- /bin/sh -c '
+    mount --bind "$1" /etc/pam.d && mount --bind "$2" /etc/shells || exit 1
+    shift 2; exec "$@"' sh "$IT_TMP/pam.d" "$SSH_NS_SHELLS" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+}
+
+bwshctl_run()
+{
+  IT_RC=0
+  timeout -k 5 60 nsenter -t "$JOURNALD_PID" -m -- "$BWSHCTL" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+}
+
+audit_user_tasks()
+{
+  ps -L -o lwp= -u "$IT_UID" 2>/dev/null | grep -c .
+}
+
+# A lock the test made must not outlive it, whatever happened.
+audit_unlock_at_exit()
+{
+  it_defer rm -f "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
+}

@@ -3,7 +3,7 @@
  * The live-session registry and the session locks.
  *
  * Registry: BWSH_SESSIONS_DIR (under /run: it dies with the boot, like the
- * sessions), root-owned 0700, one JSON file per session named PID-START,
+ * sessions), root-owned 0700, one JSON file per session named PID-START-N,
  * written to a temporary name and renamed, so a reader never sees half a
  * file.  Crashes leave files behind; every listing drops those whose
  * process is gone or whose number now belongs to a later process.
@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,8 +314,9 @@ oom:
   return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
 }
 
+/* Write @o to @name atomically.  @replace false: -EEXIST when @name exists. */
 static int
-write_json_at (int dirfd, const char *name, json_t *o)
+write_json_at (int dirfd, const char *name, json_t *o, bool replace)
 {
   _cleanup_free_ char *text = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
   _cleanup_close_ int fd = -1;
@@ -342,7 +344,7 @@ write_json_at (int dirfd, const char *name, json_t *o)
         }
       off += (size_t) n;
     }
-  if (fsync (fd) < 0 || renameat (dirfd, tmp, dirfd, name) < 0)
+  if (fsync (fd) < 0 || renameat2 (dirfd, tmp, dirfd, name, replace ? 0 : RENAME_NOREPLACE) < 0)
     {
       int r = -errno;
       (void) unlinkat (dirfd, tmp, 0);
@@ -358,7 +360,6 @@ bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
   char name[64];
   int r;
 
-  snprintf (name, sizeof name, "%d-%" PRIu64, (int) e->pid, e->pid_start);
   o = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "user", e->user, "uid",
                  (json_int_t) e->uid, "service", e->service != NULL ? e->service : "", "rhost",
                  e->rhost != NULL ? e->rhost : "", "tty", e->tty != NULL ? e->tty : "", "command",
@@ -367,7 +368,15 @@ bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
                  "pid", (json_int_t) e->pid, "pid_start", (json_int_t) e->pid_start);
   if (o == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-  r = write_json_at (dirfd, name, o);
+  /* PID-START names the process; one process may hold several sessions
+   * (a PAM application need not fork per session), hence the counter. */
+  for (unsigned n = 0;; n++)
+    {
+      snprintf (name, sizeof name, "%d-%" PRIu64 "-%u", (int) e->pid, e->pid_start, n);
+      r = write_json_at (dirfd, name, o, false);
+      if (r != -EEXIST || n >= 64)
+        break;
+    }
   if (r < 0)
     return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
   free (e->id);
@@ -435,7 +444,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
                  "by", l->by != NULL ? l->by : "", "since", (json_int_t) l->since);
   if (o == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-  r = write_json_at (dirfd, name, o);
+  r = write_json_at (dirfd, name, o, true);
   if (r < 0)
     return bwsh_error_set (err, r, dir, 0, 0, "cannot write the lock: %s", strerror (-r));
   return 0;

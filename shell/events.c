@@ -41,7 +41,8 @@ command_string (const BwshPlan *p, const BwshCommand *cmd)
 
   if (bwsh_render_command (p, cmd, &v) < 0)
     return NULL;
-  for (size_t i = 0; i < v.n; i++)
+  /* bwrap's "--" before the shell is not part of what runs. */
+  for (size_t i = v.n > 0 && strcmp (v.v[0], "--") == 0 ? 1 : 0; i < v.n; i++)
     {
       _cleanup_free_ char *q = bwsh_shell_quote (v.v[i]);
       size_t k = q != NULL ? strlen (q) : 0;

@@ -103,6 +103,26 @@ it_assert_eq refused "$(journal_field "$limit" BWSH_OUTCOME)" "limit outcome"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
+it_check "bwsh records the sandbox itself where pam_bwsh is not in the stack"
+as_user() { nsenter -t "$JOURNALD_PID" -m -- setpriv --reuid="$(id -u "$1")" --regid="$(id -g "$1")" --init-groups "${@:2}"; }
+out=$(as_user "$IT_USER" "$IT_BWSH" -c 'echo own record; cat /proc/1/comm' </dev/null 2>&1)
+it_assert_eq "own record
+bwrap" "$out" "bwsh without PAM"
+journal_wait_for 1 "MESSAGE_ID=$MSG_ALLOWED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh || exit 1
+own=$(journal_json "MESSAGE_ID=$MSG_ALLOWED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh | tail -n 1)
+it_assert_eq "$IT_UID" "$(journal_field "$own" _UID)" "_UID of bwsh's own record (the user's: trust it as such)"
+it_assert_eq "/bin/bash -c -- 'echo own record; cat /proc/1/comm'" "$(journal_field "$own" BWSH_COMMAND)" \
+  "the inner command"
+[[ $(journal_field "$own" BWSH_PLAN_DIGEST) =~ ^[0-9a-f]{64}$ ]] || it_fail "no plan digest in bwsh's record"
+it_check "bwsh records its own refusal (a home directory that does not exist)"
+it_add_user HOMELESS
+rm -rf "${IT_ROOT:?}/home/$HOMELESS"
+out=$(as_user "$HOMELESS" "$IT_BWSH" -c 'echo ran' </dev/null 2>&1)
+grep -q "^bwsh: home directory .* does not exist" <<<"$out" || it_fail "bwsh without a home: $out"
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$HOMELESS" SYSLOG_IDENTIFIER=bwsh || exit 1
+own=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$HOMELESS" | tail -n 1)
+grep -q "does not exist" <<<"$(journal_field "$own" BWSH_REASON)" || it_fail "reason: $own"
+
 it_check "journalctl --update-catalog finds the shipped catalog and -x explains every event"
 journal_stop
 # journalctl -x reads the compiled catalog from /var/lib/systemd/catalog

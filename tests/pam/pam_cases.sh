@@ -91,6 +91,10 @@ subject_session_opens_audited)
   assert_out "close=PAM_SUCCESS"
   wait_log "session open user=\"$U\" service=\"sshd\" rhost=\"-\" tty=\"-\" outcome=accepted digest=$plan mounts="
   wait_log "session close user=\"$U\" service=\"sshd\" rhost=\"-\" tty=\"-\" outcome=closed digest=$plan mounts="
+  # No journal in this namespace (a private /run): the syslog line, with
+  # what the service runs, and no journal socket was needed for it.
+  wait_log "refusals=0 command=\"$BWSH_BINDIR/bwsh\""
+  [ ! -e /run/systemd/journal/socket ] || fail "(control) a journal socket exists here"
   # The project directory, created as the user, private.
   [ "$(stat -c '%U %a %F' "$T/home/$U/project")" = "$U 700 directory" ] ||
     fail "project directory: $(stat -c '%U %a %F' "$T/home/$U/project")"

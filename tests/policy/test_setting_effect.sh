@@ -415,11 +415,11 @@ read-only"
         "$IT_BWSH" -c 'ulimit -c; ulimit -u; ulimit -n' </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
       it_collect
     }
-    it_check "shipped (core 0, nproc and nofile inherited)"
+    it_check "shipped (core 0, nproc 1024, nofile inherited)"
     lim
     it_assert_rc 0
     out_is "0
-5000
+1024
 321"
     it_check "rlimits = { core = 1048576; nproc = 77; nofile = 99; }"
     pol_write 'rlimits = { core = 1048576; nproc = 77; nofile = 99; };'
@@ -428,11 +428,18 @@ read-only"
     out_is "1024
 77
 99"
-    it_check 'rlimits = { core = "unlimited"; nofile = "inherit"; } (nproc stays inherited)'
+    it_check 'rlimits = { core = "unlimited"; nofile = "inherit"; } (nproc stays 1024)'
     pol_write 'rlimits = { core = "unlimited"; nofile = "inherit"; };'
     lim
     it_assert_rc 0
     out_is "unlimited
+1024
+321"
+    it_check 'rlimits = { nproc = "inherit"; } (the caller'"'"'s nproc)'
+    pol_write 'rlimits = { nproc = "inherit"; };'
+    lim
+    it_assert_rc 0
+    out_is "0
 5000
 321"
     it_check "the same limits through su (the login path)"

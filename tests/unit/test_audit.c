@@ -1,0 +1,289 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * core/audit.c and core/registry.c: what su and runuser will run (the audit
+ * record must not call root's `su -s /bin/bash` a sandbox), the registry's
+ * count-then-register under max_sessions and its pruning of sessions whose
+ * process died without closing, lock files, and the policy digest.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "audit.h"
+#include "unit.h"
+
+#define BWSH "/usr/bin/bwsh"
+
+/* ------------------------------------------------------------ su/runuser */
+
+static const struct
+{
+  const char *argv; /* space-separated */
+  bool runuser, root, listed;
+  const char *env_shell;
+  const char *want;
+} su_cases[] = {
+  { "su alice", false, true, false, NULL, BWSH },
+  { "su - alice -c id", false, true, false, NULL, BWSH },
+  { "su -s /bin/bash alice", false, true, false, NULL, "/bin/bash" },
+  { "su --shell=/bin/zsh alice", false, true, false, NULL, "/bin/zsh" },
+  { "su --shell /bin/zsh alice", false, true, false, NULL, "/bin/zsh" },
+  { "su --sh=/bin/zsh alice", false, true, false, NULL, "/bin/zsh" }, /* getopt's unambiguous prefix */
+  { "su -s/bin/dash alice", false, true, false, NULL, "/bin/dash" },
+  { "su -ls /bin/bash alice", false, true, false, NULL, "/bin/bash" },
+  { "su alice -s /bin/bash", false, true, false, NULL, "/bin/bash" }, /* GNU getopt permutes */
+  { "su -m alice", false, true, false, "/bin/bash", "/bin/bash" },
+  { "su --preserve-environment alice", false, true, false, "/bin/bash", "/bin/bash" },
+  { "su -p alice", false, true, false, NULL, BWSH },
+  { "su -- alice -s /bin/bash", false, true, false, NULL, BWSH }, /* after --, arguments of the shell */
+  /* A caller other than root: a restricted (unlisted) target shell is kept. */
+  { "su -s /bin/bash alice", false, false, false, NULL, BWSH },
+  { "su -m alice", false, false, false, "/bin/bash", BWSH },
+  { "su -s /bin/bash alice", false, false, true, NULL, "/bin/bash" },
+  /* runuser -u runs its command directly, no shell at all. */
+  { "runuser -u alice -- /usr/bin/id -u", true, true, false, NULL, "/usr/bin/id" },
+  { "runuser --user=alice /bin/sh", true, true, false, NULL, "/bin/sh" },
+  { "runuser -l alice -c id", true, true, false, NULL, BWSH },
+  { "su -u alice", false, true, false, NULL, BWSH }, /* su has no -u */
+};
+
+static void
+test_su_and_runuser_command_is_what_they_run (void **state)
+{
+  (void) state;
+  for (size_t i = 0; i < sizeof su_cases / sizeof su_cases[0]; i++)
+    {
+      char buf[256], *argv[16];
+      size_t argc = 0;
+      const char *got = NULL;
+
+      snprintf (buf, sizeof buf, "%s", su_cases[i].argv);
+      for (char *t = strtok (buf, " "); t != NULL && argc < 15; t = strtok (NULL, " "))
+        argv[argc++] = t;
+      argv[argc] = NULL;
+      bwsh_su_command (argv, argc, su_cases[i].runuser, su_cases[i].root, su_cases[i].listed, BWSH,
+                       su_cases[i].env_shell, &got);
+      if (got == NULL || strcmp (got, su_cases[i].want) != 0)
+        fail_msg ("%s: got %s, want %s", su_cases[i].argv, got ? got : "(null)", su_cases[i].want);
+    }
+}
+
+/* ------------------------------------------------------------- registry */
+
+static char scratch[] = "/tmp/bwsh-unit-audit.XXXXXX";
+
+static int
+setup_scratch (void **state)
+{
+  (void) state;
+  return mkdtemp (scratch) == NULL ? -1 : 0;
+}
+
+static int
+teardown_scratch (void **state)
+{
+  (void) state;
+  return unit_rm_rf (scratch);
+}
+
+static void
+fill_entry (BwshSessionEntry *e, pid_t pid, uid_t uid)
+{
+  *e = (BwshSessionEntry) { .uid = uid, .pid = pid, .start = 1 };
+  e->user = strdup ("alice");
+  e->service = strdup ("sshd");
+  e->rhost = strdup ("192.0.2.1");
+  e->tty = strdup ("ssh");
+  e->command = strdup (BWSH);
+  e->policy_path = strdup ("/etc/bwsh/bwsh.conf");
+  memset (e->plan_digest, 'a', 64);
+  memset (e->policy_digest, 'b', 64);
+  assert_int_equal (bwsh_pid_start_time (pid, &e->pid_start), 0);
+}
+
+static void
+test_registry_limit_and_stale_entries_pruned (void **state)
+{
+  char dir[sizeof scratch + 32];
+  BwshSessionEntry a, b, dead;
+  BwshSessionList l = { 0 };
+  BwshError err = { 0 };
+  size_t live = 99;
+  pid_t child;
+  int dirfd = -1, status;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  snprintf (dir, sizeof dir, "%s/run/bwsh/sessions", scratch);
+
+  fill_entry (&a, getpid (), 4242);
+  assert_int_equal (bwsh_registry_register (dir, &a, 2, &live, &err), 0);
+  assert_int_equal (live, 0);
+  assert_non_null (a.id);
+
+  /* A session whose process died without close_session (a crash, SIGKILL). */
+  child = fork ();
+  if (child == 0)
+    {
+      pause ();
+      _exit (0);
+    }
+  fill_entry (&dead, child, 4242);
+  assert_int_equal (bwsh_registry_register (dir, &dead, 2, &live, &err), 0);
+  assert_int_equal (live, 1);
+  kill (child, SIGKILL);
+  waitpid (child, &status, 0);
+
+  /* The dead one no longer counts: the limit of 2 still has room. */
+  fill_entry (&b, getppid (), 4242);
+  assert_int_equal (bwsh_registry_register (dir, &b, 2, &live, &err), 0);
+  assert_int_equal (live, 1);
+  /* Now 2 are live: the next is refused, and says so. */
+  bwsh_session_entry_clear (&dead);
+  fill_entry (&dead, getppid (), 4242);
+  assert_int_equal (bwsh_registry_register (dir, &dead, 2, &live, &err), -EUSERS);
+  assert_int_equal (live, 2);
+  assert_non_null (strstr (err.message, "at most 2 are allowed (max_sessions)"));
+  /* Another user is not limited by alice's sessions. */
+  dead.uid = 4343;
+  assert_int_equal (bwsh_registry_register (dir, &dead, 2, &live, &err), 0);
+  assert_int_equal (live, 0);
+
+  assert_int_equal (bwsh_registry_open_locked (dir, &dirfd, &err), 0);
+  assert_int_equal (bwsh_registry_list (dirfd, &l, &err), 0);
+  close (dirfd);
+  assert_int_equal (l.n, 3);
+  for (size_t i = 0; i < l.n; i++)
+    {
+      assert_string_equal (l.items[i].rhost, "192.0.2.1");
+      assert_int_equal (strlen (l.items[i].plan_digest), 64);
+    }
+  bwsh_session_list_clear (&l);
+
+  {
+    struct stat st;
+    assert_int_equal (stat (dir, &st), 0);
+    assert_int_equal (st.st_mode & 07777, 0700);
+  }
+  assert_int_equal (bwsh_registry_unregister (dir, a.id), 0);
+  assert_int_equal (bwsh_registry_unregister (dir, a.id), -ENOENT);
+  assert_int_equal (bwsh_registry_unregister (dir, "../escape"), -EINVAL);
+  bwsh_session_entry_clear (&a);
+  bwsh_session_entry_clear (&b);
+  bwsh_session_entry_clear (&dead);
+}
+
+/* ----------------------------------------------------------------- locks */
+
+static void
+test_lock_targets_validated (void **state)
+{
+  static const char *const good[] = { "alice", "@staff", "a.b-c_d", "x" };
+  static const char *const bad[] = { "", "@", "../x", "a/b", ".hidden", "-rf", "@.x", "a b", "tab\tx",
+                                     "0123456789012345678901234567890123456789012345678901234567890123456789" };
+
+  (void) state;
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++)
+    assert_true (bwsh_lock_target_valid (good[i]));
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    if (bwsh_lock_target_valid (bad[i]))
+      fail_msg ("accepted \"%s\"", bad[i]);
+}
+
+static void
+test_lock_write_find_remove (void **state)
+{
+  char dir[sizeof scratch + 32];
+  BwshIdentity *id = unit_identity ("/home/alice", "/bin/sh");
+  BwshLock l = { 0 }, found = { 0 };
+  BwshError err = { 0 };
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("lock files must be root's: run as root");
+  assert_non_null (id);
+  snprintf (dir, sizeof dir, "%s/var/lib/bwsh/locks", scratch);
+  assert_int_equal (bwsh_lock_find (dir, id, &found, &err), -ENOENT);
+
+  l.target = id->name;
+  l.reason = (char *) (uintptr_t) "incident 7";
+  l.by = (char *) (uintptr_t) "root";
+  l.since = 1;
+  assert_int_equal (bwsh_lock_write (dir, &l, &err), 0);
+  assert_int_equal (bwsh_lock_find (dir, id, &found, &err), 0);
+  assert_string_equal (found.target, id->name);
+  assert_string_equal (found.reason, "incident 7");
+  bwsh_lock_clear (&found);
+
+  assert_int_equal (bwsh_lock_remove (dir, id->name, &err), 0);
+  assert_int_equal (bwsh_lock_remove (dir, id->name, &err), -ENOENT);
+  assert_int_equal (bwsh_lock_find (dir, id, &found, &err), -ENOENT);
+  bwsh_identity_free (id);
+}
+
+/* -------------------------------------------------------- policy digest */
+
+static void
+test_policy_digest_follows_every_file (void **state)
+{
+  char main_path[sizeof scratch + 32], dropin[sizeof scratch + 48], confd[sizeof scratch + 32];
+  char d1[65], d2[65], d3[65];
+  BwshIdentity *id = unit_identity ("/home/alice", "/bin/sh");
+  BwshPolicy *pol = NULL;
+  BwshError err = { 0 };
+  FILE *f;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("policy files must be root's: run as root");
+  snprintf (main_path, sizeof main_path, "%s/pol/bwsh.conf", scratch);
+  snprintf (confd, sizeof confd, "%s/pol/conf.d", scratch);
+  snprintf (dropin, sizeof dropin, "%s/10-x.conf", confd);
+  assert_int_equal (unit_mkdirs (confd), 0);
+  assert_non_null (f = fopen (main_path, "w"));
+  fputs ("max_mounts = 100;\n", f);
+  fclose (f);
+  assert_int_equal (bwsh_policy_load (main_path, id, &pol, &err), 0);
+  assert_int_equal (bwsh_policy_digest (pol, d1, &err), 0);
+  bwsh_policy_free (pol);
+
+  assert_non_null (f = fopen (dropin, "w"));
+  fputs ("# only a comment, but an edit\n", f);
+  fclose (f);
+  assert_int_equal (bwsh_policy_load (main_path, id, &pol, &err), 0);
+  assert_int_equal (bwsh_policy_digest (pol, d2, &err), 0);
+  assert_string_not_equal (d1, d2);
+  assert_int_equal (bwsh_policy_digest (pol, d3, &err), 0);
+  assert_string_equal (d2, d3);
+  bwsh_policy_free (pol);
+  bwsh_identity_free (id);
+}
+
+int
+main (void)
+{
+  const struct CMUnitTest tests[] = {
+    cmocka_unit_test (test_su_and_runuser_command_is_what_they_run),
+    cmocka_unit_test (test_registry_limit_and_stale_entries_pruned),
+    cmocka_unit_test (test_lock_targets_validated),
+    cmocka_unit_test (test_lock_write_find_remove),
+    cmocka_unit_test (test_policy_digest_follows_every_file),
+  };
+  return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
+}

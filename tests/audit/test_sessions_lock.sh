@@ -10,6 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 audit_unlock_at_exit
+it_defer rm -f "$IT_PREFIX/var/lib/bwsh/locks/group:$IT_GROUP"
 journal_start
 ssh_start main
 HOLDERS=()
@@ -115,6 +116,18 @@ bwshctl_run unlock "$IT_USER"
 it_assert_rc 1
 it_assert_err_has "bwshctl: $IT_USER is not locked"
 
+it_check "a group lock (@GROUP) refuses a member, and names the group"
+bwshctl_run lock "@$IT_GROUP" --reason "group drill"
+it_assert_rc 0
+ssh_run t "$SSH_PROBE"
+[ "$IT_RC" != 0 ] || it_fail "a member of a locked group logged in: $IT_OUT"
+it_assert_out_has "bwsh: sessions of @$IT_GROUP are locked: group drill"
+bwshctl_run unlock "@$IT_GROUP"
+it_assert_rc 0
+ssh_run t "$SSH_PROBE"
+it_assert_rc 0
+it_assert_eq bwrap "$IT_OUT"
+
 it_check "max_sessions = 2: the third concurrent login is refused, with its event"
 printf 'max_sessions = 2;\n' >>"$SSH_POLICY"
 hold_session 3
@@ -136,5 +149,18 @@ grep -q "bwshctl: sessions is for root" <<<"$out" || it_fail "message: $out"
 out=$(setpriv --reuid="$IT_UID" --regid="$IT_GID" --clear-groups "$BWSHCTL" lock "$IT_USER" 2>&1)
 grep -q "bwshctl: lock is for root" <<<"$out" || it_fail "lock as the user: $out"
 it_assert_absent "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
+
+it_check "bwshctl lock refuses a target that is not a name, and a reason that is not one line"
+for bad in "../$IT_USER" "a/b" ".x" "-rf" "@" ""; do
+  bwshctl_run lock -- "$bad"
+  it_assert_rc 2
+  it_assert_err_has "bwshctl: \"$bad\" is not a user or @group name"
+done
+bwshctl_run lock "$IT_USER" --reason "$(printf 'two\nlines')"
+it_assert_rc 2
+it_assert_err_has "bwshctl: the reason must be one line of at most 256 bytes"
+it_assert_absent "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
+ssh_run t "$SSH_PROBE"
+it_assert_eq bwrap "$IT_OUT" "a login after the refused locks"
 
 ssh_assert_no_user_processes

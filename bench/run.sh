@@ -20,7 +20,8 @@ root=false
 [ "$(id -u)" = 0 ] && root=true
 # The policy is read from $stage/etc/bwsh: the shipped one when root can own
 # it (bwsh trusts only a root-owned policy), else none (the defaults).
-cmake -S "$top" -B "$b" -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$stage" >/dev/null
+cmake -S "$top" -B "$b" -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DCMAKE_INSTALL_PREFIX="$stage" \
+  -DBWSH_RUNSTATEDIR="$out/run" >/dev/null
 cmake --build "$b" -j2 >/dev/null
 # Same tree, bwrap path pointing nowhere: bwsh does all its work, fails at
 # the exec and exits, so memory and instructions of bwsh alone can be read.

@@ -116,9 +116,10 @@ bwsh_pid_start_time (pid_t pid, uint64_t *ret)
   p = strrchr (buf, ')');
   if (p == NULL)
     return -EIO;
-  /* ") S ppid ..." : field 3 is the state; start time is field 22. */
+  /* p is at ") S ppid ...": the space after it starts field 3 (the state);
+   * start time is field 22, 19 spaces further. */
   p++;
-  for (int field = 2; field < 22; field++)
+  for (int field = 3; field < 22; field++)
     {
       p = strchr (p + 1, ' ');
       if (p == NULL)

@@ -373,6 +373,17 @@ network = \"nowhere\";"
   touch "$T/home/$U/project"
   h --expect PAM_SESSION_ERR "$T/pam" login "$U"
   rm -f "$T/home/$U/project"
+  # max_sessions: two live sessions of the user in the registry (this
+  # namespace's /run), held by processes that live longer than the check.
+  mkdir -p -m 0700 /run/bwsh /run/bwsh/sessions
+  for pid in 1 $$; do
+    start=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f20)
+    printf '{"user":"%s","uid":%s,"pid":%s,"pid_start":%s,"service":"sshd","rhost":"-","tty":"-","command":"-","policy":"-","plan_digest":"-","policy_digest":"-","start":0}' \
+      "$U" "$(id -u "$U")" "$pid" "$start" >"/run/bwsh/sessions/$pid-$start-0"
+  done
+  subject_policy "$U" "max_sessions = 2;"
+  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  rm -f /run/bwsh/sessions/*
   make_user /bin/bash
   subject_policy "$U" ""
   h --expect PAM_SESSION_ERR "$T/pam" login "$U"

@@ -116,6 +116,35 @@ fill_entry (BwshSessionEntry *e, pid_t pid, uid_t uid)
   assert_int_equal (bwsh_pid_start_time (pid, &e->pid_start), 0);
 }
 
+/* Field 22 of /proc/PID/stat, counted the way proc(5) counts: a value that
+ * changes with the process (its size, field 23) would prune live sessions. */
+static void
+test_pid_start_time_is_field_22 (void **state)
+{
+  char buf[1024];
+  FILE *f = fopen ("/proc/self/stat", "re");
+  char *p, *save = NULL;
+  uint64_t got = 0;
+  unsigned long long want = 0;
+  int field = 2;
+
+  (void) state;
+  assert_non_null (f);
+  assert_non_null (fgets (buf, sizeof buf, f));
+  fclose (f);
+  p = strrchr (buf, ')');
+  assert_non_null (p);
+  for (char *t = strtok_r (p + 1, " ", &save); t != NULL; t = strtok_r (NULL, " ", &save))
+    if (++field == 22)
+      {
+        want = strtoull (t, NULL, 10);
+        break;
+      }
+  assert_int_equal (field, 22);
+  assert_int_equal (bwsh_pid_start_time (getpid (), &got), 0);
+  assert_int_equal (got, want);
+}
+
 static void
 test_registry_limit_and_stale_entries_pruned (void **state)
 {
@@ -280,6 +309,7 @@ main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_su_and_runuser_command_is_what_they_run),
+    cmocka_unit_test (test_pid_start_time_is_field_22),
     cmocka_unit_test (test_registry_limit_and_stale_entries_pruned),
     cmocka_unit_test (test_lock_targets_validated),
     cmocka_unit_test (test_lock_write_find_remove),

@@ -264,8 +264,9 @@ typedef enum
 
 typedef enum
 {
-  BWSH_NET_SHARED = 0,
-  BWSH_NET_NONE,
+  BWSH_NET_SHARED = 0, /* the host's network namespace: its loopback, its abstract sockets */
+  BWSH_NET_NONE,       /* a new namespace with loopback only */
+  BWSH_NET_PRIVATE,    /* a new namespace with user-mode egress through pasta (the default) */
 } BwshNetMode;
 
 /* Where a session starts.  OpenSSH clients resolve relative paths (scp,
@@ -336,6 +337,7 @@ typedef struct BwshPolicy
   BwshBindList refused_services;
   /* landlock (#9) */
   BwshLandlockMode landlock;
+  bool landlock_mode_set;    /* landlock.mode written in the policy (#14: shared needs it) */
   bool scope_abstract_unix;
   bool scope_signal;
   BwshBindList tcp_connect;  /* port numbers as strings; meaningful when tcp_connect_set:
@@ -452,6 +454,7 @@ typedef struct BwshLandlockRequest
   bool scope_signal;
   bool tcp_connect_set;      /* unset = unrestricted, set and empty = nothing allowed */
   bool tcp_bind_set;
+  bool for_shared_network;   /* required because the network is shared (#14), not by mode */
   BwshBindList tcp_connect;  /* port numbers as strings, with where they were written */
   BwshBindList tcp_bind;
 } BwshLandlockRequest;
@@ -668,6 +671,10 @@ typedef struct BwshLandlockReport
  * exec of bwrap).  -EOPNOTSUPP when required and unavailable. */
 int bwsh_landlock_apply (const BwshLandlockRequest *req, BwshLandlockReport *ret_report, BwshError *err);
 int bwsh_landlock_probe (const BwshLandlockRequest *req, BwshLandlockReport *ret_report);
+/* True when the policy's mode is the default best effort but its shared
+ * network makes Landlock required (#14): only landlock.mode written in the
+ * policy, "best_effort" or "off", lets such a session run without it. */
+bool bwsh_landlock_required_by_network (const BwshPolicy *pol);
 
 /* ----------------------------------------------------------------- session */
 
@@ -769,6 +776,28 @@ const BwshScrubEntry *bwsh_env_scrub_list (size_t *ret_n);
 /* True when pam_bwsh must remove @name from a subject's environment. */
 bool bwsh_env_must_scrub (const char *name);
 
+/* ----------------------------------------------------------------- network */
+
+/* network = "private": the helper that gives the sandbox's own network
+ * namespace its link to the outside through pasta.  Started by
+ * bwsh_exec_plan() before the exec of bwrap; see network.c. */
+typedef struct BwshNetHelper
+{
+  pid_t pid;    /* the helper, a child of bwsh and so of bwrap after the exec */
+  int info_fd;  /* bwrap --info-fd: the write end of the pipe the helper reads */
+  int block_fd; /* bwrap --block-fd: the read end of the pipe the helper writes */
+} BwshNetHelper;
+
+/* Fork the helper.  It learns the sandbox's pid from bwrap's --info-fd,
+ * starts pasta on that process's network namespace, and releases bwrap's
+ * --block-fd only once pasta has configured it; otherwise it kills the
+ * sandbox before anything runs in it.  Both fds are O_CLOEXEC. */
+int bwsh_net_helper_start (const char *pasta_path, BwshNetHelper *ret, BwshError *err);
+
+/* The pasta command line the helper runs for namespace files @netns and @userns. */
+int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
+                         BwshArgv *ret);
+
 /* ---------------------------------------------------------------- launcher */
 
 /* Everything between plan and exec, shared by bwsh and tests: build the
@@ -780,4 +809,5 @@ int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap
 
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);
+const char *bwsh_pasta_path (void);
 const char *bwsh_policy_path (void);

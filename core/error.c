@@ -289,6 +289,8 @@ bwsh_net_mode_to_string (BwshNetMode m)
       return "shared";
     case BWSH_NET_NONE:
       return "none";
+    case BWSH_NET_PRIVATE:
+      return "private";
     default:
       return "?";
     }

@@ -371,6 +371,27 @@ append (char **buf, size_t *len, const char *fmt, ...)
   return 0;
 }
 
+/* What each mode blocks and what it does not (#14); the landlock line that
+ * follows says what this kernel adds. */
+static const char *
+network_text (BwshNetMode m)
+{
+  switch (m)
+    {
+    case BWSH_NET_PRIVATE:
+      return "private: the sandbox's own network namespace, egress through pasta; the host's loopback "
+             "services, its gateway mapping, its abstract unix sockets and its socket tables "
+             "(/proc/net) are out of reach; outgoing connections to other hosts are not filtered";
+    case BWSH_NET_NONE:
+      return "none: loopback only; nothing outside the sandbox is reachable over the network";
+    case BWSH_NET_SHARED:
+      return "SHARED WITH THE HOST: every service on the host's loopback is reachable, and /proc/net "
+             "lists the host's sockets; the host's abstract unix sockets are reachable unless Landlock "
+             "scopes them (see below)";
+    }
+  return "?";
+}
+
 int
 bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
 {
@@ -404,7 +425,7 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   if (r >= 0)
     r = append (&buf, &len, "; nested user namespaces %s\n", p->disable_userns ? "disabled" : "allowed");
   if (r >= 0)
-    r = append (&buf, &len, "network: %s\n", bwsh_net_mode_to_string (p->network));
+    r = append (&buf, &len, "network: %s\n", network_text (p->network));
   if (r >= 0)
     r = append (&buf, &len, "limits: core=%s nproc=%s nofile=%s\n", limit_string (p->rlimit_core, b1, sizeof b1),
                 limit_string (p->rlimit_nproc, b2, sizeof b2), limit_string (p->rlimit_nofile, b3, sizeof b3));

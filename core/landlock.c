@@ -138,6 +138,12 @@ note_missing (Request *req, const char *what, int needed)
             len > 0 ? ", " : "", what, needed);
 }
 
+bool
+bwsh_landlock_required_by_network (const BwshPolicy *pol)
+{
+  return pol->net_mode == BWSH_NET_SHARED && pol->landlock == BWSH_LANDLOCK_BEST_EFFORT && !pol->landlock_mode_set;
+}
+
 /* Decide what the plan asks for and what @abi lets us apply. */
 static int
 plan_request (const BwshLandlockRequest *ask, int abi, Request *req, BwshError *err)
@@ -191,6 +197,20 @@ plan_request (const BwshLandlockRequest *ask, int abi, Request *req, BwshError *
         note_missing (req, "tcp_bind", ABI_TCP);
     }
 
+  if (req->required && req->missing[0] != '\0' && ask->for_shared_network)
+    {
+      char have[64];
+
+      if (abi == 0)
+        snprintf (have, sizeof have, "Landlock is not available in this kernel");
+      else
+        snprintf (have, sizeof have, "the kernel only has Landlock ABI %d", abi);
+      return bwsh_error_set (err, -EOPNOTSUPP, NULL, 0, 0,
+                             "landlock: network = \"shared\" requires %s, but %s; use network = \"private\", "
+                             "or write landlock.mode = \"best_effort\" in the policy to accept the shared "
+                             "network without it",
+                             req->missing, have);
+    }
   if (req->required && req->missing[0] != '\0')
     {
       if (abi == 0)
@@ -331,8 +351,13 @@ bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_rep
 int
 bwsh_landlock_request_from_policy (const BwshPolicy *pol, BwshLandlockRequest *ret)
 {
+  /* A shared network leaves the host's abstract sockets and loopback ports
+   * to Landlock alone (#14), so there best effort is not the default: only
+   * a policy that writes landlock.mode = "best_effort" gets it. */
+  bool for_shared_network = bwsh_landlock_required_by_network (pol);
   BwshLandlockRequest req = {
-    .mode = pol->landlock,
+    .mode = for_shared_network ? BWSH_LANDLOCK_REQUIRED : pol->landlock,
+    .for_shared_network = for_shared_network,
     .scope_abstract_unix = pol->scope_abstract_unix,
     .scope_signal = pol->scope_signal,
     .tcp_connect_set = pol->tcp_connect_set,

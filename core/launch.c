@@ -77,6 +77,7 @@ int
 bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path, BwshError *err)
 {
   _cleanup_close_ int seccomp_fd = -1, args_fd = -1;
+  BwshNetHelper net = { .pid = 0, .info_fd = -1, .block_fd = -1 };
   _cleanup_free_ char *blob = NULL;
   BwshArgv opts = { 0 }, command = { 0 }, argv = { 0 };
   BwshLandlockReport ll = { 0 };
@@ -97,11 +98,30 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
                                m->dest);
     }
 
+  /* Before the limits and Landlock, which are the sandbox's, not pasta's. */
+  if (p->network == BWSH_NET_PRIVATE)
+    {
+      r = bwsh_net_helper_start (bwsh_pasta_path (), &net, err);
+      if (r < 0)
+        goto out;
+    }
+
   r = bwsh_seccomp_embedded_fd (&seccomp_fd, err);
   if (r < 0)
     goto out;
 
   r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
+  if (r >= 0 && net.pid > 0)
+    {
+      /* The helper learns the sandbox's pid here, and releases it here
+       * once its network is up (network.c). */
+      char info[32], block[32];
+      snprintf (info, sizeof info, "%d", net.info_fd);
+      snprintf (block, sizeof block, "%d", net.block_fd);
+      if ((r = bwsh_argv_add (&opts, "--info-fd")) >= 0 && (r = bwsh_argv_add (&opts, info)) >= 0
+          && (r = bwsh_argv_add (&opts, "--block-fd")) >= 0)
+        r = bwsh_argv_add (&opts, block);
+    }
   if (r >= 0)
     r = bwsh_render_command (p, cmd, &command);
   if (r >= 0)
@@ -129,6 +149,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
    * once used, so none reaches the inner shell. */
   if ((r = clear_cloexec (seccomp_fd)) < 0 || (r = clear_cloexec (args_fd)) < 0)
     goto out;
+  if (net.pid > 0 && ((r = clear_cloexec (net.info_fd)) < 0 || (r = clear_cloexec (net.block_fd)) < 0))
+    goto out;
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].fd >= 0
         && (r = clear_cloexec (p->mounts[i].fd)) < 0)
@@ -149,6 +171,11 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   r = -errno;
   bwsh_error_set (err, r, NULL, 0, 0, "cannot execute %s: %s", bwrap_path, strerror (errno));
 out:
+  /* The helper sees EOF on the info pipe and exits without a word. */
+  if (net.info_fd >= 0)
+    close (net.info_fd);
+  if (net.block_fd >= 0)
+    close (net.block_fd);
   if (r == -ENOMEM)
     bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   bwsh_argv_clear (&opts);

@@ -155,7 +155,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->user_overlay_allowed = true;
   p->run_mode = BWSH_RUN_TMPFS;
   p->dev_mode = BWSH_DEV_MINIMAL;
-  p->net_mode = BWSH_NET_SHARED;
+  p->net_mode = BWSH_NET_PRIVATE;
   p->root_tmpfs_size = UINT64_C (64) * 1024 * 1024;
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
   p->start_dir = BWSH_START_HOME;
@@ -455,7 +455,11 @@ key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, con
 static int
 key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  static const EnumName names[] = { { "shared", BWSH_NET_SHARED }, { "none", BWSH_NET_NONE } };
+  static const EnumName names[] = {
+    { "private", BWSH_NET_PRIVATE },
+    { "none", BWSH_NET_NONE },
+    { "shared", BWSH_NET_SHARED },
+  };
   int v = 0, r;
 
   (void) k;
@@ -540,6 +544,7 @@ key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char 
   if (r < 0)
     return r;
   p->landlock = (BwshLandlockMode) v;
+  p->landlock_mode_set = true;
   return 0;
 }
 

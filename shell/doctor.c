@@ -823,7 +823,13 @@ check_landlock (Doctor *d)
       finding (d, LEVEL_OK, NULL, "landlock: ABI %d; everything the policy asks for is enforced", rep.abi);
       return;
     }
-  if (d->policy->landlock == BWSH_LANDLOCK_REQUIRED)
+  if (bwsh_landlock_required_by_network (d->policy))
+    finding (d, LEVEL_ERROR,
+             "set network = \"private\", run a kernel with Landlock ABI 6 or later (Linux 6.12), or write "
+             "landlock.mode = \"best_effort\" to accept the shared network without it",
+             "landlock: network = \"shared\" requires %s, but the kernel has Landlock ABI %d: every session is "
+             "refused", rep.missing, rep.abi);
+  else if (d->policy->landlock == BWSH_LANDLOCK_REQUIRED)
     finding (d, LEVEL_ERROR, "run a kernel with Landlock ABI 6 or later (Linux 6.12), or set landlock.mode = \"best_effort\"",
              "landlock: the policy requires %s, but the kernel has Landlock ABI %d: every session is refused",
              rep.missing, rep.abi);
@@ -834,6 +840,45 @@ check_landlock (Doctor *d)
              "sockets (X11, D-Bus, ...)", rep.abi, rep.missing);
   else
     finding (d, LEVEL_NOTE, NULL, "landlock: ABI %d; best effort leaves out %s", rep.abi, rep.missing);
+}
+
+/* -------------------------------------------------------------- network */
+
+static void
+check_network (Doctor *d)
+{
+  const char *pasta = bwsh_pasta_path ();
+  BwshLandlockRequest req = { 0 };
+  BwshLandlockReport rep = { 0 };
+
+  if (d->policy == NULL)
+    return;
+  switch (d->policy->net_mode)
+    {
+    case BWSH_NET_PRIVATE:
+      if (access (pasta, X_OK) < 0)
+        finding (d, LEVEL_ERROR, "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)",
+                 "network: private needs pasta: %s: %s; every session is refused", pasta, strerror (errno));
+      else
+        finding (d, LEVEL_OK, NULL,
+                 "network: private, egress through %s; blocks the host's loopback services, its gateway "
+                 "mapping, its abstract unix sockets and its socket tables; connections to other hosts are "
+                 "not filtered",
+                 pasta);
+      break;
+    case BWSH_NET_NONE:
+      finding (d, LEVEL_OK, NULL, "network: none, loopback only; nothing outside the sandbox is reachable");
+      break;
+    case BWSH_NET_SHARED:
+      if (bwsh_landlock_request_from_policy (d->policy, &req) >= 0)
+        (void) bwsh_landlock_probe (&req, &rep);
+      bwsh_landlock_request_clear (&req);
+      finding (d, LEVEL_WARNING, "set network = \"private\" in the policy",
+               "network: shared with the host: every service on the host's loopback is reachable and "
+               "/proc/net lists the host's sockets; the host's abstract unix sockets are %s",
+               rep.scoped_abstract ? "scoped out by Landlock on this kernel" : "reachable too");
+      break;
+    }
 }
 
 /* ----------------------------------------------------------------- main */
@@ -923,6 +968,7 @@ bwshctl_doctor (int argc, char **argv)
   check_apparmor (&d, &aa);
   check_userns (&d, &bw, &aa);
   check_landlock (&d);
+  check_network (&d);
   check_tiocsti (&d);
   check_shells (&d);
   check_pam (&d);

@@ -68,11 +68,13 @@ ll_restore_policy()
 }
 
 # ll_policy_text BODY: the original policy plus, for this test's user only,
-# `landlock = { BODY };`.
+# `landlock = { BODY };` on the host's network (#14: Landlock is what keeps
+# the host's abstract sockets and ports out of a shared network; a private
+# one has none of them to reach).
 ll_policy_text()
 {
   cat "$IT_TMP/policy.orig"
-  printf '\nmatch = ( { user = "%s"; landlock = { %s }; } );\n' "$IT_USER" "$1"
+  printf '\nmatch = ( { user = "%s"; network = "shared"; landlock = { %s }; } );\n' "$IT_USER" "$1"
 }
 
 # ll_policy BODY: install that as the fixture's policy; it must check clean.

@@ -190,11 +190,11 @@ case_host_abstract_socket_refused_by_landlock()
   probe_outside connect-abstract "${name#@}"
   it_assert_eq OK "$IT_OUT" "connect from outside"
 
-  # Abstract sockets belong to the network namespace, and the default
-  # shares the host's: only Landlock's abstract-unix scope stands between
-  # the session and, say, a host X server or a systemd @-socket.
+  # Abstract sockets belong to the network namespace, and network = "shared"
+  # is the host's: only Landlock's abstract-unix scope stands between the
+  # session and, say, a host X server or a systemd @-socket.
   it_check "inside, with the shared network, Landlock refuses the connect (EPERM)"
-  it_run "$SEC_P connect-abstract ${name#@}"
+  sec_run_ns "$(sec_bind_policy "$(sec_policy 'network = "shared";')")" "$SEC_P connect-abstract ${name#@}"
   it_assert_rc 0
   sec_assert_line "EPERM"
 }
@@ -212,8 +212,8 @@ case_network_none_abstract_and_loopback_unreachable()
   probe_outside connect-tcp "$port"
   it_assert_eq OK "$IT_OUT" "TCP connect from outside"
 
-  it_check "contrast: with the default shared network the host's loopback port is reachable inside"
-  it_run "$SEC_P connect-tcp $port"
+  it_check "contrast: with network = \"shared\" the host's loopback port is reachable inside"
+  sec_run_ns "$(sec_bind_policy "$(sec_policy 'network = "shared";')")" "$SEC_P connect-tcp $port"
   sec_assert_line "OK"
 
   policy=$(sec_policy 'network = "none";')

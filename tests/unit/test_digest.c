@@ -248,6 +248,9 @@ test_plan_digest_changes_with_what_the_sandbox_does (void **state)
   digest_of (f, NULL, NULL, other);
   assert_string_not_equal (base, other);
   f->pol->net_mode = BWSH_NET_SHARED;
+  digest_of (f, NULL, NULL, other);
+  assert_string_not_equal (base, other);
+  f->pol->net_mode = BWSH_NET_PRIVATE;
 
   f->pol->tmp_tmpfs_size = 12345;
   digest_of (f, NULL, NULL, other);

@@ -530,6 +530,66 @@ test_best_effort_old_kernel_reports_missing_scope (void **state)
   run_child (child_best_effort_old_kernel, NULL);
 }
 
+/* #14: with a shared network, the default best effort is not enough: an
+ * old kernel refuses the session unless best_effort is written, and the
+ * message says both ways out.  A private network keeps best effort. */
+static int
+child_shared_network_requires_scope_by_default (const void *arg)
+{
+  BwshPolicy *pol = NULL;
+  BwshLandlockRequest req = { 0 };
+  BwshLandlockReport rep;
+  BwshError err = { 0 };
+  int r, ret = 0;
+
+  (void) arg;
+  if (bwsh_policy_new_defaults (&pol) < 0)
+    return 1;
+  pol->net_mode = BWSH_NET_SHARED; /* landlock.mode left at its built-in default */
+  setenv ("BWSH_TEST_LANDLOCK_ABI", "5", 1);
+  if (!bwsh_landlock_required_by_network (pol) || bwsh_landlock_request_from_policy (pol, &req) < 0
+      || req.mode != BWSH_LANDLOCK_REQUIRED || !req.for_shared_network)
+    ret = 1;
+  else if ((r = bwsh_landlock_apply (&req, &rep, &err)) != -EOPNOTSUPP)
+    ret = 2;
+  else if (strcmp (err.message, "landlock: network = \"shared\" requires scope_abstract_unix (needs ABI 6), "
+                                "scope_signal (needs ABI 6), but the kernel only has Landlock ABI 5; use network = "
+                                "\"private\", or write landlock.mode = \"best_effort\" in the policy to accept the "
+                                "shared network without it")
+           != 0)
+    ret = 3;
+  /* Nothing was restricted: the refusal came before the ruleset. */
+  else if (prctl (PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != initial_nnp)
+    ret = 4;
+  bwsh_landlock_request_clear (&req);
+
+  /* Written in so many words: best effort again. */
+  pol->landlock_mode_set = true;
+  if (ret == 0 && (bwsh_landlock_required_by_network (pol) || bwsh_landlock_request_from_policy (pol, &req) < 0
+                   || req.mode != BWSH_LANDLOCK_BEST_EFFORT || bwsh_landlock_probe (&req, &rep) != 0
+                   || rep.missing[0] == '\0'))
+    ret = 5;
+  bwsh_landlock_request_clear (&req);
+  /* A private network needs no scope to keep the host's sockets out. */
+  pol->landlock_mode_set = false;
+  pol->net_mode = BWSH_NET_PRIVATE;
+  if (ret == 0 && bwsh_landlock_required_by_network (pol))
+    ret = 6;
+  pol->net_mode = BWSH_NET_NONE;
+  if (ret == 0 && bwsh_landlock_required_by_network (pol))
+    ret = 7;
+  bwsh_policy_free (pol);
+  return ret;
+}
+
+static void
+test_shared_network_requires_scope_by_default (void **state)
+{
+  (void) state;
+  skip_below_abi (1);
+  run_child (child_shared_network_requires_scope_by_default, NULL);
+}
+
 static int
 child_simulated_abi_cannot_raise (const void *arg)
 {
@@ -566,6 +626,7 @@ main (void)
     cmocka_unit_test (test_required_scope_on_old_kernel_fails_closed),
     cmocka_unit_test (test_best_effort_old_kernel_reports_missing_scope),
     cmocka_unit_test (test_simulated_abi_cannot_claim_features),
+    cmocka_unit_test (test_shared_network_requires_scope_by_default),
 #endif
   };
 

@@ -420,7 +420,8 @@ test_default_plan_is_the_seed_sandbox (void **state)
   assert_string_equal (p->state, "tmpfs");
   assert_string_equal (p->project_dir, project);
   assert_string_equal (p->shell, f->pol->shell);
-  assert_false (p->unshare[BWSH_NS_NET]);
+  assert_int_equal (p->network, BWSH_NET_PRIVATE);
+  assert_true (p->unshare[BWSH_NS_NET]);
   /* /bin, /sbin, /lib* copied the way the host has them. */
   static const char *const layout[] = { "/bin", "/sbin", "/lib", "/lib64" };
   for (size_t i = 0; i < 4; i++)
@@ -1772,19 +1773,20 @@ test_overlay_ignored_when_policy_forbids_it (void **state)
 }
 
 static void
-test_network_none_unshares_net (void **state)
+test_network_mode_copied_from_policy (void **state)
 {
   Fx *f = *state;
-  BwshPlan *p;
+  static const BwshNetMode modes[] = { BWSH_NET_NONE, BWSH_NET_SHARED, BWSH_NET_PRIVATE };
 
-  f->pol->net_mode = BWSH_NET_NONE;
-  p = build (f, NULL);
-  assert_true (p->unshare[BWSH_NS_NET]);
-  bwsh_plan_free (p);
-  f->pol->net_mode = BWSH_NET_SHARED;
-  p = build (f, NULL);
-  assert_false (p->unshare[BWSH_NS_NET]);
-  bwsh_plan_free (p);
+  for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++)
+    {
+      BwshPlan *p;
+      f->pol->net_mode = modes[i];
+      p = build (f, NULL);
+      assert_int_equal (p->network, modes[i]);
+      assert_int_equal (p->unshare[BWSH_NS_NET], modes[i] != BWSH_NET_SHARED);
+      bwsh_plan_free (p);
+    }
 }
 
 /* ------------------------------------------------------------ identity */
@@ -2059,7 +2061,7 @@ main (void)
     T (test_oversized_allowed_variable_fails_e2big),
     T (test_strict_policy_fails_resolve_on_any_refusal),
     T (test_overlay_ignored_when_policy_forbids_it),
-    T (test_network_none_unshares_net),
+    T (test_network_mode_copied_from_policy),
     T (test_home_entries_read_only_over_tmpfs_state),
     T (test_state_dir_never_where_programs_outside_read),
     T (test_persistent_state_resolved_and_checked_again),

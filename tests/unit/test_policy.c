@@ -291,7 +291,7 @@ static const BadCase bad_cases[] = {
   { PRE "run = \"ro\";", 3, "\"run\" must be \"tmpfs\" or \"host\"" },
   { PRE "run = true;", 3, "\"run\" must be \"tmpfs\" or \"host\"" },
   { PRE "dev = \"full\";", 3, "\"dev\" must be \"minimal\" or \"host\"" },
-  { PRE "network = \"host\";", 3, "\"network\" must be \"shared\" or \"none\"" },
+  { PRE "network = \"host\";", 3, "\"network\" must be \"private\", \"none\", or \"shared\"" },
   { PRE "root_size = -1;", 3, "\"root_size\" must not be negative" },
   { PRE "root_size = \"64T\";", 3, "\"root_size\" must be a number of bytes with an optional K, M or G" },
   { PRE "root_size = \"-64M\";", 3, "\"root_size\" must be a number of bytes" },
@@ -364,7 +364,7 @@ static const BadCase bad_cases[] = {
   { PRE "match = ( { group = [ \"x:y\" ]; } );", 3, "\"match.group\": \"x:y\" is not a group name" },
   /* A block that fits nobody is still checked in full. */
   { PRE "match = ( { user = \"nobody-here\";\n  netwrk = \"none\"; } );", 4, "unknown setting \"netwrk\"" },
-  { PRE "match = ( { group = \"g\"; network = \"off\"; } );", 3, "\"network\" must be \"shared\" or \"none\"" },
+  { PRE "match = ( { group = \"g\"; network = \"off\"; } );", 3, "\"network\" must be \"private\", \"none\", or \"shared\"" },
   /* libconfig's own errors keep their line. */
   { PRE "shell = = \"/bin/sh\";", 3, "syntax error" },
   { PRE "strict = false;\nstrict = true;", 4, "duplicate setting name" },
@@ -405,7 +405,7 @@ test_refused_buffer_leaves_policy_untouched (void **state)
   assert_int_equal (bwsh_policy_parse_buffer (p, "network = \"none\";\nhostnme = \"x\";", "t.conf", NULL,
                                               NULL, &err),
                     -EINVAL);
-  assert_int_equal (p->net_mode, BWSH_NET_SHARED);
+  assert_int_equal (p->net_mode, BWSH_NET_PRIVATE);
   assert_int_equal (p->files.n, 0);
 }
 
@@ -476,7 +476,7 @@ test_match_by_user (void **state)
   assert_int_equal (p->net_mode, BWSH_NET_NONE);
   bwsh_policy_free (p);
   assert_int_equal (parse_as ("match = ( { user = \"alice\"; network = \"none\"; } );", &bob, &p, &err), 0);
-  assert_int_equal (p->net_mode, BWSH_NET_SHARED);
+  assert_int_equal (p->net_mode, BWSH_NET_PRIVATE);
 }
 
 static void
@@ -512,7 +512,7 @@ test_precedence_user_over_group_over_global (void **state)
   assert_int_equal (parse_as (match_policy, &bob, &p, &err), 0);
   assert_string_equal (p->hostname, "global");
   assert_int_equal (p->max_mounts, 100);
-  assert_int_equal (p->net_mode, BWSH_NET_SHARED);
+  assert_int_equal (p->net_mode, BWSH_NET_PRIVATE);
   assert_false (p->is_subject);
   bwsh_policy_free (p);
 
@@ -720,7 +720,7 @@ test_error_in_dropin_names_its_file_and_line (void **state)
   assert_null (p);
   assert_string_equal (err.file, bad);
   assert_int_equal (err.line, 3);
-  assert_non_null (strstr (err.message, "\"network\" must be \"shared\" or \"none\""));
+  assert_non_null (strstr (err.message, "\"network\" must be \"private\", \"none\", or \"shared\""));
 }
 
 static void

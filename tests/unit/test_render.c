@@ -177,8 +177,8 @@ test_options_confine_namespaces_and_environment (void **state)
         dump_argv (&a);
         fail_msg ("%s missing", must[i]);
       }
-  /* a shared network by default; never the host's namespaces wholesale */
-  assert_int_equal (argv_find (&a, 0, "--unshare-net"), -1);
+  /* a private network by default (#14); never the host's namespaces wholesale */
+  assert_true (argv_find (&a, 0, "--unshare-net") >= 0);
   assert_int_equal (argv_find (&a, 0, "--share-net"), -1);
   assert_int_equal (argv_find (&a, 0, "--seccomp"), -1);
   /* "--" and the command come only from bwsh_render_command */
@@ -202,24 +202,26 @@ test_options_confine_namespaces_and_environment (void **state)
 }
 
 static void
-test_unshare_net_only_with_network_none (void **state)
+test_unshare_net_unless_network_shared (void **state)
 {
   Fx *f = *state;
-  BwshPlan *p;
-  BwshArgv a;
+  static const struct
+  {
+    BwshNetMode mode;
+    bool unshare;
+  } cases[] = { { BWSH_NET_NONE, true }, { BWSH_NET_PRIVATE, true }, { BWSH_NET_SHARED, false } };
 
-  f->pol->net_mode = BWSH_NET_NONE;
-  p = plan_with (f, NULL, NULL, false);
-  a = render (p, BWSH_RENDER_PATHS, -1);
-  assert_true (argv_find (&a, 0, "--unshare-net") >= 0);
-  bwsh_argv_clear (&a);
-  bwsh_plan_free (p);
-  f->pol->net_mode = BWSH_NET_SHARED;
-  p = plan_with (f, NULL, NULL, false);
-  a = render (p, BWSH_RENDER_PATHS, -1);
-  assert_int_equal (argv_find (&a, 0, "--unshare-net"), -1);
-  bwsh_argv_clear (&a);
-  bwsh_plan_free (p);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      BwshPlan *p;
+      BwshArgv a;
+      f->pol->net_mode = cases[i].mode;
+      p = plan_with (f, NULL, NULL, false);
+      a = render (p, BWSH_RENDER_PATHS, -1);
+      assert_int_equal (argv_find (&a, 0, "--unshare-net") >= 0, cases[i].unshare);
+      bwsh_argv_clear (&a);
+      bwsh_plan_free (p);
+    }
 }
 
 static void
@@ -606,7 +608,7 @@ main (void)
 #define T(fn) cmocka_unit_test_setup_teardown (fn, setup, teardown)
   const struct CMUnitTest tests[] = {
     T (test_options_confine_namespaces_and_environment),
-    T (test_unshare_net_only_with_network_none),
+    T (test_unshare_net_unless_network_shared),
     T (test_seccomp_and_hostname_rendered_when_set),
     T (test_size_precedes_its_tmpfs),
     T (test_unresolved_plan_never_reaches_bwrap),

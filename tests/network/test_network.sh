@@ -1,0 +1,428 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Network confinement (#14), in the real sandbox.  Each case is one CTest test
+# (network/CASE); run one by hand with `bash test_network.sh CASE`.
+#
+# Every case runs as a fresh unprivileged user whose login shell is the
+# installed test build of bwsh (../integration/lib.sh, the bwsh_it fixture),
+# through the real login path (su, and ssh through ../ssh/lib.sh), against
+# real listeners the case starts: on the host (TCP and UDP on 127.0.0.1, an
+# abstract unix socket, TCP on every address) and an HTTP server in a network
+# namespace the case creates as a stand-in for a remote host (198.51.100.0/24,
+# TEST-NET-2, over a veth pair).  Each "unreachable" in private mode is paired
+# with a control in which the same probe reaches the same listener.
+#
+# Policy: a case appends a match block for its own user to the installed
+# policy and restores the original at exit (RESOURCE_LOCK bwsh_policy).
+set -u
+NT_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=../ssh/lib.sh
+. "$NT_DIR/../ssh/lib.sh"
+
+NT_PY=/usr/bin/python3
+NT_REMOTE=198.51.100.2
+NT_REMOTE_HOST=198.51.100.1
+NT_NS=
+NT_VETH=
+
+# ---------------------------------------------------------------- helpers
+
+nt_setup()
+{
+  ssh_prepare
+  NT_POLICY=$IT_PREFIX/etc/bwsh/bwsh.conf
+  NT_CTL=$IT_PREFIX/bin/bwshctl
+  [ -f "$NT_POLICY" ] || { it_fail "no installed policy at $NT_POLICY"; exit 1; }
+  command -v pasta >/dev/null || { it_fail "pasta (package passt) is not installed"; exit 1; }
+  cp -p "$NT_POLICY" "$IT_TMP/policy.orig" || exit 1
+  it_defer nt_restore_policy
+  install -o "$IT_USER" -g "$IT_GID" -m 0755 "$NT_DIR/net_tool.py" "$IT_HOME/project/net_tool.py" \
+    || { it_fail "cannot install the probe"; exit 1; }
+  NT_P="$NT_PY ~/project/net_tool.py"
+  NT_TOKEN="token-$IT_USER-$$"
+  NT_GW=$(ip -4 route show default | awk '{ print $3; exit }')
+  NT_HOSTADDR=$(ip -4 route get 192.0.2.123 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p')
+  [ -n "$NT_GW" ] && [ -n "$NT_HOSTADDR" ] \
+    || { it_fail "this machine has no IPv4 default route: pasta has nothing to copy"; exit 1; }
+}
+
+nt_install_policy()
+{
+  local new
+  new=$(mktemp "$(dirname "$NT_POLICY")/.bwsh.conf.XXXXXX") || exit 1
+  cat >"$new"
+  if ! { chmod 0644 "$new" && chown root:root "$new" && mv -f "$new" "$NT_POLICY"; }; then
+    rm -f "$new"
+    it_fail "cannot install the policy"
+    exit 1
+  fi
+}
+
+nt_restore_policy()
+{
+  nt_install_policy <"$IT_TMP/policy.orig"
+}
+
+# nt_mode MODE [SETTINGS]: the original policy plus, for this user only,
+# `network = MODE; SETTINGS`.
+nt_mode()
+{
+  { cat "$IT_TMP/policy.orig"
+    printf '\nmatch = ( { user = "%s"; network = "%s"; %s } );\n' "$IT_USER" "$1" "${2:-}"; } | nt_install_policy
+}
+
+# Host listeners, run by root as host services: TCP on 127.0.0.1:NT_TCP and
+# on every address at NT_TCP+1, UDP on 127.0.0.1:NT_UDP, @NT_ABSTRACT.
+nt_serve_host()
+{
+  NT_TCP=$((20000 + RANDOM % 20000))
+  NT_UDP=$((NT_TCP + 2))
+  NT_ABSTRACT="bwsh-nt-$IT_USER-$$"
+  timeout -k 2 170 "$NT_PY" "$NT_DIR/net_tool.py" serve "$NT_TOKEN" "$IT_TMP/serve.ready" \
+    "$NT_TCP" "$NT_UDP" "$NT_ABSTRACT" </dev/null >"$IT_TMP/serve.log" 2>&1 &
+  it_defer kill -TERM "$!"
+  nt_wait_file "$IT_TMP/serve.ready" "$IT_TMP/serve.log"
+}
+
+nt_wait_file()
+{
+  local i
+  for ((i = 0; i < 200; i++)); do
+    [ -e "$1" ] && return 0
+    sleep 0.05
+  done
+  it_fail "$1 never appeared: $(cat "$2" 2>/dev/null)"
+  exit 1
+}
+
+# A remote host: network namespace NT_NS, veth pair, HTTP on NT_REMOTE:8080
+# serving token.txt.  The host routes 198.51.100.0/24 to it, so pasta's
+# sockets on the host reach it like any other host.
+nt_remote_host()
+{
+  NT_NS="bwsh-nt-$$"
+  NT_VETH="bnt$$"
+  NT_VETH=${NT_VETH:0:12}
+  it_defer nt_remote_cleanup
+  ip netns add "$NT_NS" \
+    && ip link add "${NT_VETH}a" type veth peer name "${NT_VETH}b" \
+    && ip link set "${NT_VETH}b" netns "$NT_NS" \
+    && ip addr add "$NT_REMOTE_HOST/24" dev "${NT_VETH}a" \
+    && ip link set "${NT_VETH}a" up \
+    && ip -n "$NT_NS" addr add "$NT_REMOTE/24" dev "${NT_VETH}b" \
+    && ip -n "$NT_NS" link set "${NT_VETH}b" up \
+    && ip -n "$NT_NS" link set lo up \
+    || { it_fail "cannot create the remote host's namespace"; exit 1; }
+  mkdir -p "$IT_TMP/www"
+  echo "remote-$NT_TOKEN" >"$IT_TMP/www/token.txt"
+  ip netns exec "$NT_NS" timeout -k 2 170 "$NT_PY" -m http.server --bind "$NT_REMOTE" \
+    --directory "$IT_TMP/www" 8080 </dev/null >"$IT_TMP/http.log" 2>&1 &
+  it_defer kill -TERM "$!"
+  local i
+  for ((i = 0; i < 100; i++)); do
+    "$NT_PY" "$NT_DIR/net_tool.py" http "http://$NT_REMOTE:8080/token.txt" | grep -q "=OK:" && return 0
+    sleep 0.1
+  done
+  it_fail "the remote host's HTTP server never answered from the host: $(cat "$IT_TMP/http.log")"
+  exit 1
+}
+
+nt_remote_cleanup()
+{
+  [ -n "$NT_VETH" ] && ip link del "${NT_VETH}a" 2>/dev/null
+  [ -n "$NT_NS" ] && ip netns del "$NT_NS" 2>/dev/null
+  return 0
+}
+
+# nt_line LINE: IT_OUT has LINE exactly (a probe's result).
+nt_line()
+{
+  if ! grep -qxF -- "$1" <<<"$IT_OUT"; then
+    it_fail "expected the line '$1'; got: $IT_OUT / stderr: $IT_ERR"
+  fi
+}
+
+# nt_unreached LABEL: the probe LABEL did not get the token.
+nt_unreached()
+{
+  if grep -q "^$1=OK:" <<<"$IT_OUT"; then
+    it_fail "$1 reached its listener: $IT_OUT"
+  elif ! grep -q "^$1=ERR:" <<<"$IT_OUT"; then
+    it_fail "$1 did not run: $IT_OUT / stderr: $IT_ERR"
+  fi
+}
+
+# The host listeners, probed from one session: tcp, udp, abstract, host.
+nt_probe_host_cmd()
+{
+  printf '%s tcp 127.0.0.1 %s; %s udp 127.0.0.1 %s; %s abstract %s; ' \
+    "$NT_P" "$NT_TCP" "$NT_P" "$NT_UDP" "$NT_P" "$NT_ABSTRACT"
+}
+
+# ------------------------------------------------------------------ cases
+
+case_private_blocks_host_loopback_udp_and_abstract_reachable_when_shared()
+{
+  nt_serve_host
+
+  it_check "control: network = shared, Landlock off, reaches all three host listeners"
+  nt_mode shared 'landlock = { mode = "off"; };'
+  it_run "$(nt_probe_host_cmd)"
+  it_assert_rc 0
+  nt_line "tcp=OK:$NT_TOKEN"
+  nt_line "udp=OK:$NT_TOKEN"
+  nt_line "abstract=OK:$NT_TOKEN"
+
+  it_check "private (the shipped default, no match block): none of them"
+  nt_restore_policy
+  it_run "$(nt_probe_host_cmd)"
+  it_assert_rc 0
+  nt_unreached tcp
+  nt_unreached udp
+  nt_unreached abstract
+}
+
+case_private_blocks_gateway_mapping_that_plain_pasta_allows()
+{
+  nt_serve_host
+
+  it_check "control: shared reaches the host's all-address listener at $NT_HOSTADDR"
+  nt_mode shared
+  it_run "$NT_P tcp $NT_HOSTADDR $((NT_TCP + 1))"
+  it_assert_rc 0
+  nt_line "tcp=OK:$NT_TOKEN"
+
+  it_check "control: plain pasta (gateway mapped) reaches the host at the gateway $NT_GW"
+  IT_RC=0
+  timeout -k 5 30 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+    pasta --quiet --foreground --config-net -- "$NT_PY" "$IT_HOME/project/net_tool.py" tcp "$NT_GW" \
+    "$((NT_TCP + 1))" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  nt_line "tcp=OK:$NT_TOKEN"
+
+  it_check "private: neither the gateway nor the host's own address leads to the host"
+  nt_mode private
+  it_run "$NT_P tcp $NT_GW $((NT_TCP + 1)); $NT_P tcp $NT_HOSTADDR $((NT_TCP + 1)) | sed s/^tcp/own/"
+  it_assert_rc 0
+  nt_unreached tcp
+  nt_unreached own
+}
+
+case_private_reaches_remote_host_through_pasta_over_su_and_ssh()
+{
+  nt_remote_host
+
+  it_check "private over su: HTTP to the remote host's namespace, through pasta"
+  nt_mode private
+  it_run "$NT_P http http://$NT_REMOTE:8080/token.txt; ip -4 -o addr show | grep -c ' inet ' | sed s/^/addrs=/"
+  it_assert_rc 0
+  nt_line "http=OK:remote-$NT_TOKEN"
+
+  it_check "private over ssh: the same, and the session's netns is not the host's"
+  ssh_start net
+  ssh_run t "$NT_P http http://$NT_REMOTE:8080/token.txt; readlink /proc/self/ns/net"
+  it_assert_rc 0
+  nt_line "http=OK:remote-$NT_TOKEN"
+  it_assert_out_lacks "$(readlink /proc/self/ns/net)"
+
+  it_check "control: none cannot reach it"
+  nt_mode none
+  it_run "$NT_P http http://$NT_REMOTE:8080/token.txt"
+  it_assert_rc 0
+  nt_unreached http
+}
+
+case_private_hides_host_socket_tables()
+{
+  nt_serve_host
+
+  it_check "control: shared shows the host's listeners in /proc/net/tcp and /proc/net/unix"
+  local port_hex
+  port_hex=$(printf '%04X' "$NT_TCP")
+  nt_mode shared
+  it_run "grep -c '0100007F:$port_hex ' /proc/net/tcp; grep -c '@$NT_ABSTRACT' /proc/net/unix"
+  it_assert_eq "1
+1" "$IT_OUT" "host listener lines seen with shared"
+
+  it_check "private: neither table lists them"
+  nt_mode private
+  it_run "grep -c '0100007F:$port_hex ' /proc/net/tcp; grep -c '@$NT_ABSTRACT' /proc/net/unix; true"
+  it_assert_eq "0
+0" "$IT_OUT" "host listener lines seen with private"
+}
+
+case_none_reaches_only_its_own_loopback()
+{
+  nt_serve_host
+  nt_remote_host
+  local inner=$((NT_TCP + 5))
+
+  it_check "none: its own loopback server answers; host listeners and the remote host do not"
+  nt_mode none
+  it_run "($NT_P tcp-serve $inner inner &) ; sleep 0.5; $NT_P tcp 127.0.0.1 $inner | sed s/^tcp/own/; $(nt_probe_host_cmd) $NT_P http http://$NT_REMOTE:8080/token.txt; ip -o link show | grep -vc ' lo:' | sed s/^/links=/"
+  it_assert_rc 0
+  nt_line "own=OK:inner"
+  nt_unreached tcp
+  nt_unreached udp
+  nt_unreached abstract
+  nt_unreached http
+  nt_line "links=0"
+}
+
+case_shared_refused_without_landlock_scope_unless_best_effort_written()
+{
+  rm -f "$IT_HOME/project/ran"
+
+  it_check "shared on a kernel without the scopes (simulated ABI 5): refused, nothing runs"
+  nt_mode shared
+  BWSH_TEST_LANDLOCK_ABI=5 it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 1
+  it_assert_eq "bwsh: cannot start the sandbox: landlock: network = \"shared\" requires scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6), but the kernel only has Landlock ABI 5; use network = \"private\", or write landlock.mode = \"best_effort\" in the policy to accept the shared network without it" \
+    "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
+  it_assert_absent "$IT_HOME/project/ran"
+
+  it_check "the same with landlock.mode = best_effort written: runs"
+  nt_mode shared 'landlock = { mode = "best_effort"; };'
+  BWSH_TEST_LANDLOCK_ABI=5 it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 0
+  it_assert_exists "$IT_HOME/project/ran"
+
+  it_check "private on the same kernel: runs (the namespace keeps the host's sockets out)"
+  rm -f "$IT_HOME/project/ran"
+  nt_mode private
+  BWSH_TEST_LANDLOCK_ABI=5 it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 0
+  it_assert_exists "$IT_HOME/project/ran"
+
+  it_check "explain shows shared loudly, and what the kernel leaves open"
+  nt_mode shared 'landlock = { mode = "best_effort"; };'
+  IT_RC=0
+  BWSH_TEST_LANDLOCK_ABI=5 timeout -k 5 30 "$NT_CTL" explain "$IT_USER" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+  it_assert_rc 0
+  it_assert_out_has "network: SHARED WITH THE HOST"
+  it_assert_out_has "not enforced: scope_abstract_unix (needs ABI 6)"
+}
+
+case_killed_pasta_ends_session_never_host_network()
+{
+  nt_serve_host
+  nt_mode private
+
+  it_check "a session probing the host's loopback every 0.1 s; pasta killed under it"
+  local script
+  script="readlink /proc/self/ns/net; for i in \$(seq 100); do $NT_P tcp 127.0.0.1 $NT_TCP; sleep 0.1; done"
+  (IT_RC=0; timeout -k 5 60 su - "$IT_USER" -c "$script" </dev/null >"$IT_TMP/bg.out" 2>"$IT_TMP/bg.err" \
+    || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
+  local bg=$! pasta_pid="" i
+  it_defer kill -TERM "$bg"
+  for ((i = 0; i < 100; i++)); do
+    pasta_pid=$(pgrep -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
+    [ -n "$pasta_pid" ] && grep -q "=ERR:" "$IT_TMP/bg.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  [ -n "$pasta_pid" ] || { it_fail "no pasta process for the session"; return; }
+  kill -KILL "$pasta_pid"
+  wait "$bg"
+  IT_OUT=$(cat "$IT_TMP/bg.out")
+  IT_ERR=$(cat "$IT_TMP/bg.err")
+  it_assert_eq 137 "$(cat "$IT_TMP/bg.rc")" "exit status of the session"
+  it_assert_err_has "bwsh: network: pasta ended (killed by signal 9); ending the session"
+  it_assert_out_lacks "tcp=OK"
+  it_assert_out_lacks "$(readlink /proc/self/ns/net)"
+  it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+}
+
+case_pasta_missing_or_failing_refuses_session()
+{
+  rm -f "$IT_HOME/project/ran"
+  nt_mode private
+
+  it_check "pasta missing: refused before bwrap, nothing runs"
+  BWSH_TEST_PASTA=/nonexistent/pasta it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 1
+  it_assert_eq "bwsh: cannot start the sandbox: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
+    "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
+  it_assert_absent "$IT_HOME/project/ran"
+
+  it_check "pasta that cannot configure the namespace (exits 1): refused, nothing runs"
+  BWSH_TEST_PASTA=/bin/false it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 137
+  it_assert_err_has "bwsh: network: pasta could not configure the sandbox's network (exit status 1)"
+  it_assert_err_has "bwsh: session refused: network = \"private\" could not be set up"
+  it_assert_absent "$IT_HOME/project/ran"
+  it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+
+  it_check "control: the real pasta runs it"
+  it_bwsh -c 'touch ~/project/ran'
+  it_assert_rc 0
+  it_assert_exists "$IT_HOME/project/ran"
+}
+
+case_helper_and_pasta_leave_nothing_behind()
+{
+  nt_mode private
+  local before after
+  before=$(find /tmp /var/tmp /dev/shm /run -xdev -user "$IT_USER" 2>/dev/null | sort)
+
+  it_check "ten sessions, over su: no process and no file of the user's remains"
+  local i
+  for ((i = 0; i < 10; i++)); do
+    it_run "true"
+    it_assert_rc 0
+  done
+  sleep 0.5
+  it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+  after=$(find /tmp /var/tmp /dev/shm /run -xdev -user "$IT_USER" 2>/dev/null | sort)
+  it_assert_eq "$before" "$after" "files of the user outside its home"
+
+  it_check "while a session runs, pasta is a child of the helper, the helper of bwrap"
+  (timeout -k 5 30 su - "$IT_USER" -c 'sleep 2' </dev/null >/dev/null 2>&1) &
+  local bg=$! pasta_pid="" helper bwrap
+  for ((i = 0; i < 100; i++)); do
+    pasta_pid=$(pgrep -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
+    [ -n "$pasta_pid" ] && break
+    sleep 0.05
+  done
+  helper=$(ps -o ppid= -p "$pasta_pid" | tr -d ' ')
+  bwrap=$(ps -o ppid= -p "$helper" | tr -d ' ')
+  it_assert_eq "bwrap" "$(ps -o comm= -p "$bwrap")" "the helper's parent"
+  wait "$bg"
+  sleep 0.3
+  it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+}
+
+case_explain_and_doctor_show_network_mode()
+{
+  it_check "explain: private by default, with what it blocks and what it does not"
+  IT_RC=0
+  timeout -k 5 30 "$NT_CTL" explain "$IT_USER" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_rc 0
+  it_assert_out_has "network: private: the sandbox's own network namespace, egress through pasta"
+  it_assert_out_has "outgoing connections to other hosts are not filtered"
+
+  it_check "explain --json: network none"
+  nt_mode none
+  IT_RC=0
+  timeout -k 5 30 "$NT_CTL" explain --json "$IT_USER" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_eq none "$("$NT_PY" -c 'import json,sys; print(json.load(sys.stdin)["network"])' <<<"$IT_OUT")" "network"
+
+  it_check "doctor: names the mode and pasta"
+  nt_mode private
+  IT_RC=0
+  timeout -k 5 60 "$NT_CTL" doctor --user "$IT_USER" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_out_has "network: private"
+  it_assert_out_has "pasta"
+}
+
+name=${1:-}
+if [ -z "$name" ] || ! declare -F "case_$name" >/dev/null; then
+  echo "usage: $0 CASE (one of: $(declare -F | sed -n 's/^declare -f case_//p' | tr '\n' ' '))" >&2
+  exit 2
+fi
+nt_setup
+"case_$name" || true

@@ -14,7 +14,7 @@ BWSH_BUILD_DEPS="build-essential cmake pkg-config libjansson-dev libconfig-dev l
 libseccomp-dev scdoc"
 # What bwsh needs at run time: the Depends of packaging/debian/control
 # besides the shared libraries.
-BWSH_RUN_DEPS="bubblewrap libpam-runtime"
+BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
 # What the test suite drives for real: unit tests, PAM stacks, sshd and its
 # clients, file-transfer tools, cron and at, D-Bus, pasta, the sanitizers,
 # the static analyzer, the fuzzers (llvm-symbolizer names the frames the LSan
@@ -23,7 +23,7 @@ BWSH_RUN_DEPS="bubblewrap libpam-runtime"
 BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
 expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
 procps psmisc mandoc cron at xauth passt dbus debootstrap slapd ldap-utils sssd-ldap sssd-tools \
-libnss-sss vim less python3-pip systemd"
+libnss-sss vim less python3-pip systemd iproute2"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
 python3-jsonschema"
@@ -36,7 +36,7 @@ pamtester:pamtester sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-cl
 sftp:openssh-client scp:openssh-client rsync:rsync git:git expect:expect python3:python3 \
 clang:clang scan-build:clang-tools llvm-symbolizer:llvm valgrind:valgrind strace:strace \
 setpriv:util-linux unshare:util-linux nsenter:util-linux script:util-linux su:util-linux \
-useradd:passwd userdel:passwd ps:procps mandoc:mandoc cron:cron atd:at xauth:xauth pasta:passt \
+useradd:passwd userdel:passwd ps:procps mandoc:mandoc cron:cron atd:at xauth:xauth pasta:passt ip:iproute2 \
 dbus-daemon:dbus journalctl:systemd debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
 rpmbuild:rpm apparmor_parser:apparmor"
 

@@ -60,6 +60,21 @@ it_user_config '{ "preferences": { "sandboxBwrapMounts": { "additionalBinds": [ 
 run_bwsh -- -c true
 # Landlock required on a kernel with ABI 3 (a test build can only lower it).
 fresh; pol_write 'landlock = { mode = "required"; };'; run_bwsh BWSH_TEST_LANDLOCK_ABI=3 -- -c true
+# network = "shared" on a kernel without the scopes (#14).
+fresh; pol_write 'network = "shared";'; run_bwsh BWSH_TEST_LANDLOCK_ABI=3 -- -c true
+# pasta missing; pasta failing on the namespace; pasta ending right after
+# configuring it (a stand-in that writes its pid file, as pasta does once
+# the namespace is up, and exits).
+fresh; run_bwsh BWSH_TEST_PASTA="$IT_TMP/nopasta/pasta" -- -c true
+sed -i "s|$IT_TMP/nopasta/pasta|/usr/bin/pasta|" "$REAL"
+fresh; run_bwsh BWSH_TEST_PASTA=/bin/false -- -c true
+cat >"$IT_TMP/pasta-ends" <<'SH'
+#!/bin/sh
+while [ $# -gt 0 ]; do [ "$1" = --pid ] && echo $$ >"$2"; shift; done
+exit 0
+SH
+chmod 0755 "$IT_TMP/pasta-ends"
+fresh; run_bwsh BWSH_TEST_PASTA="$IT_TMP/pasta-ends" -- -c 'sleep 5'
 # No home; a project directory in the way; an unknown uid.
 fresh; mv "$H" "$H.away"; run_bwsh -- -c true; mv "$H.away" "$H"
 fresh; it_as_user rm -rf "$H/project"; it_as_user touch "$H/project"; run_bwsh -- -c true

@@ -48,8 +48,8 @@ case $setting in
     bad 'dev = "full";' '"dev" must be "minimal" or "host"'
     ;;
   network)
-    bad 'network = "host";' '"network" must be "shared" or "none"'
-    bad 'network = false;' '"network" must be "shared" or "none"'
+    bad 'network = "host";' '"network" must be "private", "none", or "shared"'
+    bad 'network = false;' '"network" must be "private", "none", or "shared"'
     ;;
   start_dir)
     bad 'start_dir = "work";' '"start_dir" must be "home" or "project"'
@@ -169,7 +169,7 @@ case $setting in
     bad 'match = { user = "a"; };' '"match" must be a list of blocks'
     # A bad value in a block for somebody else still refuses everybody:
     # an error must not wait for the one user it concerns.
-    bad 'match = ( { user = "nobody-else"; network = "off"; } );' '"network" must be "shared" or "none"'
+    bad 'match = ( { user = "nobody-else"; network = "off"; } );' '"network" must be "private", "none", or "shared"'
     bad 'match = ( { group = "no-such-group-x"; max_mounts = 0; } );' '"max_mounts" must be between 1 and 1024'
     ;;
   *)

@@ -835,7 +835,7 @@ check_landlock (Doctor *d)
              rep.missing, rep.abi);
   else if (!rep.scoped_abstract && d->policy->scope_abstract_unix && d->policy->net_mode == BWSH_NET_SHARED)
     finding (d, LEVEL_WARNING,
-             "run a kernel with Landlock ABI 6 or later (Linux 6.12), or network = \"none\" in the policy",
+             "run a kernel with Landlock ABI 6 or later (Linux 6.12), or network = \"private\" in the policy",
              "landlock: ABI %d lacks %s: with a shared network, sessions can connect to the host's abstract unix "
              "sockets (X11, D-Bus, ...)", rep.abi, rep.missing);
   else

@@ -603,11 +603,36 @@ EOF
   ;;
 
 landlock_best_effort_abstract_sockets_open)
+  write_policy <<'EOF'
+network = "shared";
+landlock = { mode = "best_effort"; };
+EOF
   export BWSH_TEST_LANDLOCK_ABI=0
   run
   expect_rc 1
   expect_finding warning "landlock: ABI 0 lacks scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6): with a shared network, sessions can connect to the host's abstract unix sockets (X11, D-Bus, ...)" \
-    "run a kernel with Landlock ABI 6 or later (Linux 6.12), or network = \"none\" in the policy"
+    "run a kernel with Landlock ABI 6 or later (Linux 6.12), or network = \"private\" in the policy"
+  ;;
+
+network_shared_requires_landlock_scopes)
+  write_policy <<'EOF'
+network = "shared";
+EOF
+  export BWSH_TEST_LANDLOCK_ABI=5
+  run
+  expect_rc 2
+  expect_finding error "landlock: network = \"shared\" requires scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6), but the kernel has Landlock ABI 5: every session is refused" \
+    "set network = \"private\", run a kernel with Landlock ABI 6 or later (Linux 6.12), or write landlock.mode = \"best_effort\" to accept the shared network without it"
+  expect_finding warning "network: shared with the host: every service on the host's loopback is reachable and /proc/net lists the host's sockets; the host's abstract unix sockets are reachable too" \
+    "set network = \"private\" in the policy"
+  ;;
+
+network_private_without_pasta)
+  export BWSH_TEST_PASTA=/nonexistent/pasta
+  run
+  expect_rc 2
+  expect_finding error "network: private needs pasta: /nonexistent/pasta: No such file or directory; every session is refused" \
+    "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)"
   ;;
 
 landlock_best_effort_network_none)

@@ -15,7 +15,7 @@ it_defer gpasswd -d "$IT_USER" "$G"
 pol_project
 
 probe='cat /proc/sys/kernel/hostname; tail -n +3 /proc/net/dev | wc -l; stat -f -c "%b %S" /tmp'
-# expect HOSTNAME NET(none|shared) TMP_BYTES
+# expect HOSTNAME NET(none|private|shared) TMP_BYTES
 expect()
 {
   local hn nif tmp
@@ -27,6 +27,7 @@ expect()
   tmp=$((b * s))
   it_assert_eq "$1" "$hn" "hostname"
   if [ "$2" = none ]; then it_assert_eq 1 "$nif" "interfaces (network none)"; fi
+  if [ "$2" = private ]; then it_assert_eq 2 "$nif" "interfaces (network private: lo and pasta's tap)"; fi
   if [ "$2" = shared ]; then it_assert_eq "$(tail -n +3 /proc/net/dev | wc -l)" "$nif" "interfaces (network shared)"; fi
   it_assert_eq "$3" "$tmp" "size of /tmp"
 }
@@ -51,27 +52,27 @@ expect groupbox none 8388608
 it_check "without the blocks: global"
 pol_write "hostname = \"globalbox\";
 tmp_size = \"8M\";"
-expect globalbox shared 8388608
+expect globalbox private 8388608
 
 it_check "a conf.d drop-in's global beats the main file's global"
 pol_file 50-site.conf 'hostname = "dropinbox";'
 install -o root -g root -m 0644 "$POL_FILE" "$POL_DIR/conf.d/50-site.conf"
-expect dropinbox shared 8388608
+expect dropinbox private 8388608
 
 it_check "conf.d files apply in lexical order: 90 after 50"
 pol_file 90-late.conf 'hostname = "latebox";'
 install -o root -g root -m 0644 "$POL_FILE" "$POL_DIR/conf.d/90-late.conf"
-expect latebox shared 8388608
+expect latebox private 8388608
 
 it_check "a group block in the main file beats a drop-in's global"
 pol_write "hostname = \"globalbox\";
 tmp_size = \"8M\";
 match = ( { group = \"$G\"; hostname = \"groupbox\"; } );"
-expect groupbox shared 8388608
+expect groupbox private 8388608
 
 it_check "a user block in the main file beats a group block in a drop-in"
 pol_write "match = ( { user = \"$IT_USER\"; hostname = \"userbox\"; } );"
 pol_file 50-site.conf "match = ( { group = \"$G\"; hostname = \"groupbox\"; tmp_size = \"4M\"; } );"
 install -o root -g root -m 0644 "$POL_FILE" "$POL_DIR/conf.d/50-site.conf"
 rm -f "$POL_DIR/conf.d/90-late.conf"
-expect userbox shared 4194304
+expect userbox private 4194304

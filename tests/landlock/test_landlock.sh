@@ -35,6 +35,9 @@ ll_setup()
   [ -f "$LL_POLICY" ] || { it_fail "no installed policy at $LL_POLICY"; exit 1; }
   cp -p "$LL_POLICY" "$IT_TMP/policy.orig" || exit 1
   it_defer ll_restore_policy
+  # "The default policy" of these cases: the shipped one, on the host's
+  # network (see ll_policy_text).
+  ll_policy_text '' | ll_install_policy
   it_as_user mkdir -p "$IT_HOME/project"
   install -o "$IT_USER" -g "$IT_GID" -m 0755 "$LL_DIR/ll_probe.py" "$IT_HOME/project/ll_probe.py" \
     || { it_fail "cannot install the probe"; exit 1; }

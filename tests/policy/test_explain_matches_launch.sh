@@ -4,7 +4,7 @@
 # whose bwrap is a recorder: the recorder writes its argv with the --args
 # blob expanded in place, every --ro-bind-fd/--bind-fd N mapped back to the
 # path fd N names (readlink of /proc/self/fd/N, inside the recorder) and
-# --seccomp N dropped, plus the limits it was started with.  That must equal
+# --seccomp N, --info-fd N and --block-fd N dropped, plus the limits it was started with.  That must equal
 # explain's "argv" (and "limits") from the same build for the same user,
 # element by element.
 #
@@ -37,7 +37,9 @@ def expand(opts):
         if a in ("--ro-bind-fd", "--bind-fd"):
             res += [a[:-3], os.readlink("/proc/self/fd/" + opts[i + 1]), opts[i + 2]]
             i += 3
-        elif a == "--seccomp":
+        elif a in ("--seccomp", "--info-fd", "--block-fd"):
+            # fds of the launch itself (the filter; network = "private"'s
+            # helper), not part of the plan explain shows
             i += 2
         elif a == "--args":
             fd = int(opts[i + 1])

@@ -83,8 +83,10 @@ fresh; uid=1234; while getent passwd "$uid" >/dev/null; do uid=$((uid + 1)); don
 IT_RC=0; timeout 60 setpriv --reuid="$uid" --regid="$uid" --clear-groups "$BWSH" -c true </dev/null \
   >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 sed -i "s|uid $uid\$|uid 1234|" "$IT_TMP/err"; collect
-# bwrap missing: hidden in a private mount namespace.
-fresh; cp /usr/bin/setpriv "$IT_TMP/setpriv"
+# bwrap missing: hidden in a private mount namespace (network = "none":
+# the tmpfs over bwrap's directory would hide pasta too, and bwsh looks for
+# pasta first).
+fresh; pol_write 'network = "none";'; cp /usr/bin/setpriv "$IT_TMP/setpriv"
 IT_RC=0; timeout 60 unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=0755 none "$(dirname "$1")" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
   sh "$(command -v bwrap)" "$IT_TMP/setpriv" "$IT_UID" "$IT_GID" "$BWSH" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 sed -i "s|$(command -v bwrap)|/usr/bin/bwrap|" "$IT_TMP/err"; collect

@@ -56,7 +56,7 @@ typedef struct SessionRecord
   char policy_digest[65];
   size_t mounts;
   size_t refusals;
-  bool private_network;
+  BwshNetMode network;
   int64_t uid;
   char *command;     /* what the service runs for the user */
   char *registry_id; /* the entry in BWSH_SESSIONS_DIR */
@@ -165,7 +165,7 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
       ev->policy_digest = rec->policy_digest[0] != '\0' ? rec->policy_digest : NULL;
       ev->mounts = (int64_t) rec->mounts;
       ev->refusals = (int64_t) rec->refusals;
-      ev->network = rec->private_network ? "private" : "host";
+      ev->network = bwsh_net_mode_to_string (rec->network);
       ev->command = rec->command;
     }
   if (bwsh_event_send (ev) >= 0)
@@ -517,7 +517,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
       rec->mounts++;
   rec->refusals = s->plan->n_refused;
-  rec->private_network = s->plan->network != BWSH_NET_SHARED;
+  rec->network = s->plan->network;
   rec->uid = s->id->uid;
   r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
   if (r < 0)

@@ -83,7 +83,7 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
   ev.service = "bwsh";
   ev.outcome = "allowed";
   ev.plan_digest = digest;
-  ev.network = p->network != BWSH_NET_SHARED ? "private" : "host";
+  ev.network = bwsh_net_mode_to_string (p->network);
   ev.mounts = mounts;
   ev.refusals = (int64_t) p->n_refused;
   ev.command = command;

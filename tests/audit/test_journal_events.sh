@@ -34,7 +34,7 @@ for f in BWSH_PLAN_DIGEST BWSH_POLICY_DIGEST; do
 done
 [[ $(journal_field "$allowed" BWSH_MOUNTS) =~ ^[1-9][0-9]*$ ]] || it_fail "BWSH_MOUNTS: $(journal_field "$allowed" BWSH_MOUNTS)"
 it_assert_eq 0 "$(journal_field "$allowed" BWSH_REFUSALS)" BWSH_REFUSALS
-it_assert_eq host "$(journal_field "$allowed" BWSH_NETWORK)" "BWSH_NETWORK (the shipped network = \"shared\")"
+it_assert_eq private "$(journal_field "$allowed" BWSH_NETWORK)" "BWSH_NETWORK (the shipped network = \"private\")"
 it_assert_eq closed "$(journal_field "$ended" BWSH_OUTCOME)" "ended BWSH_OUTCOME"
 it_assert_eq "$IT_UID" "$(journal_field "$ended" BWSH_UID)" "ended BWSH_UID"
 it_assert_eq "$(journal_field "$allowed" BWSH_SESSION_PID)" "$(journal_field "$ended" BWSH_SESSION_PID)" \

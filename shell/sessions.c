@@ -257,31 +257,34 @@ read_procs (Proc **ret, size_t *ret_n)
 }
 
 /* Signal every process below @root that runs as @uid: the sandbox (bwrap,
- * its pid namespace and all in it) and the service's own unprivileged part
- * (sshd's user@ process).  The privileged process that opened the session is
- * left alone: it notices, runs close_session and removes the entry.
- * Returns how many were signalled. */
+ * its pid namespace and all in it, the network helper and pasta) and the
+ * service's own unprivileged part (sshd's user@ process).  The privileged
+ * process that opened the session is left alone: it notices, runs
+ * close_session and removes the entry.  Children are signalled before their
+ * parents: a child whose parent died first would be re-parented out of the
+ * tree before the next pass could find it (pasta, outside the sandbox's pid
+ * namespace, did exactly that).  Returns how many were signalled. */
 static size_t
 signal_subtree (pid_t root, uid_t uid, int sig)
 {
   _cleanup_free_ Proc *v = NULL;
-  _cleanup_free_ pid_t *queue = NULL;
+  _cleanup_free_ size_t *queue = NULL;
   size_t n = 0, head = 0, tail = 0, hit = 0;
 
   if (read_procs (&v, &n) < 0 || (queue = calloc (n + 1, sizeof *queue)) == NULL)
     return 0;
-  queue[tail++] = root;
-  while (head < tail)
+  for (;;)
     {
-      pid_t parent = queue[head++];
-      for (size_t i = 0; i < n && tail <= n; i++)
+      pid_t parent = head == 0 && tail == 0 ? root : v[queue[head++]].pid;
+      for (size_t i = 0; i < n && tail < n; i++)
         if (v[i].ppid == parent)
-          {
-            queue[tail++] = v[i].pid;
-            if (v[i].uid == uid && kill (v[i].pid, sig) == 0)
-              hit++;
-          }
+          queue[tail++] = i;
+      if (head >= tail)
+        break;
     }
+  while (tail-- > 0)
+    if (v[queue[tail]].uid == uid && kill (v[queue[tail]].pid, sig) == 0)
+      hit++;
   return hit;
 }
 
@@ -309,7 +312,7 @@ target_matches (const char *target, const BwshSessionEntry *e)
 }
 
 /* SIGHUP (a shell's "the terminal went away"), then SIGKILL for whatever is
- * left half a second later: every session is gone within one second. */
+ * left half a second later, until nothing is left. */
 static size_t
 end_sessions (const char *target)
 {
@@ -343,7 +346,11 @@ end_sessions (const char *target)
       if (left == 0)
         break;
     }
-  for (int round = 0; round < 8; round++)
+  /* A pid namespace whose init was killed is torn down by the kernel one
+   * task at a time; with a thousand tasks in it (a fork bomb at its nproc
+   * limit) that takes a while on a loaded machine: keep at it for up to 1.5 s
+   * rather than return while the tasks are still there. */
+  for (int round = 0; round < 30; round++)
     {
       size_t left = 0;
       for (size_t i = 0; i < l.n; i++)

@@ -7,12 +7,15 @@ set -eu
 
 say () { printf '\n=== fresh %s: %s\n' "$FRESH_SUITE" "$*"; }
 fail () { echo "FAIL (fresh $FRESH_SUITE): $*" >&2; exit 1; }
-# The sandbox proof: outside and inside, the pid and user namespaces and
-# whether $HOME takes a write.
-probe='echo "pid1=$(cat /proc/1/comm) pidns=$(readlink /proc/self/ns/pid) userns=$(readlink /proc/self/ns/user)"; if touch "$HOME/.fresh-probe" 2>/dev/null; then echo home=writable; else echo home=read-only; fi'
+# The sandbox proof: outside and inside, the pid and user namespaces, and
+# where a write to $HOME lands.  Inside, $HOME takes writes (the session's
+# state is a tmpfs under the real home's entries, bwsh(1)), so the proof is
+# that the file never reaches the real home, and that /usr stays read-only.
+probe='echo "pid1=$(cat /proc/1/comm) pidns=$(readlink /proc/self/ns/pid) userns=$(readlink /proc/self/ns/user)"; touch "$HOME/.fresh-probe" 2>/dev/null && test -e "$HOME/.fresh-probe" && echo home=state; if touch /usr/.fresh-probe 2>/dev/null; then echo usr=writable; else echo usr=read-only; fi'
 
 # check_confined OUTPUT_FILE HOME: the -c probe ran in other pid and user
-# namespaces than this script, and could not write to $HOME.
+# namespaces than this script, its write to $HOME stayed inside, and /usr
+# was read-only.
 check_confined () {
   out=$1 home=$2
   cat "$out"
@@ -22,9 +25,11 @@ check_confined () {
   outside_user=$(readlink /proc/self/ns/user)
   case $line in *"pidns=$outside_pid"*) fail "the shell ran in this pid namespace: not sandboxed" ;; esac
   case $line in *"userns=$outside_user"*) fail "the shell ran in this user namespace: not sandboxed" ;; esac
-  grep -qx 'home=read-only' "$out" || fail "the shell could write to \$HOME: not sandboxed"
+  grep -qx 'home=state' "$out" || fail "the shell could not write its state under \$HOME"
   [ ! -e "$home/.fresh-probe" ] || fail "$home/.fresh-probe exists: the shell wrote to the real home"
-  echo "confined: $line, \$HOME read-only"
+  grep -qx 'usr=read-only' "$out" || fail "the shell could write to /usr: not sandboxed"
+  [ ! -e /usr/.fresh-probe ] || fail "/usr/.fresh-probe exists: the shell wrote to the host's /usr"
+  echo "confined: $line, the real \$HOME and /usr untouched"
 }
 
 say "$(. /etc/os-release && echo "$PRETTY_NAME"), kernel $(uname -r)"

@@ -71,7 +71,7 @@ FLEET_STAGED=
 FLEET_LIBS=
 fleet_walk()
 {
-  local level=$FLEET_ROOTS next seen=" " p d
+  local level=$FLEET_ROOTS next seen=" " p
   apt-cache show --no-all-versions slapd >/dev/null 2>&1 || {
     echo "root.sh: apt knows no slapd (run apt-get update)" >&2
     exit 1
@@ -100,10 +100,11 @@ fleet_deps()
   local p
   fleet_walk
   # What apt would install with them must hold no forbidden package either.
+  # shellcheck disable=SC2086
   for p in $(apt-get install -s -qq --no-install-recommends $FLEET_LIBS 2>/dev/null | awk '/^Inst / { print $2 }'); do
     fleet_forbidden_pkg "$p" && { echo "root.sh: installing$FLEET_LIBS would install $p" >&2; exit 1; }
   done
-  echo $FLEET_LIBS
+  echo "${FLEET_LIBS# }"
 }
 
 fleet_stage()
@@ -132,7 +133,7 @@ fleet_stage()
     dpkg-deb -x "$p" "$dir/root.new"
   done
   for p in bin sbin lib lib32 lib64 libx32; do
-    [ -d "$dir/root.new/$p" ] && [ ! -L "$dir/root.new/$p" ] || continue
+    if [ ! -d "$dir/root.new/$p" ] || [ -L "$dir/root.new/$p" ]; then continue; fi
     mkdir -p "$dir/root.new/usr/$p"
     cp -a "$dir/root.new/$p/." "$dir/root.new/usr/$p/"
     rm -rf "${dir:?}/root.new/$p"
@@ -146,6 +147,6 @@ fleet_stage()
 case ${1:-} in
   deps) fleet_deps ;;
   stage) [ -n "${2:-}" ] || { echo "usage: root.sh stage DIR" >&2; exit 2; }; fleet_stage "$2" ;;
-  staged) fleet_walk; echo $FLEET_STAGED ;;
+  staged) fleet_walk; echo "${FLEET_STAGED# }" ;;
   *) echo "usage: root.sh deps | staged | stage DIR" >&2; exit 2 ;;
 esac

@@ -106,7 +106,7 @@ fleet_require()
     /usr/bin/ldapsearch /usr/lib/ldap/back_mdb.so /usr/lib/ldap/memberof.so; do
     [ -e "$b" ] || { it_fail "$b is missing (tests/fleet/root.sh unpacks slapd and sssd; scripts/deps.sh installs ldap-utils)"; exit 1; }
   done
-  [ -e "$(ls /usr/lib/*/libnss_sss.so.2 2>/dev/null | head -n 1)" ] || { it_fail "libnss_sss.so.2 is missing"; exit 1; }
+  compgen -G '/usr/lib/*/libnss_sss.so.2' >/dev/null || { it_fail "libnss_sss.so.2 is missing"; exit 1; }
   missing=$(for b in /usr/sbin/slapd /usr/sbin/sssd /usr/sbin/sss_cache /usr/libexec/sssd/* /usr/lib/ldap/*.so \
     /usr/lib/*/sssd/*.so /usr/lib/*/libnss_sss.so.2; do
     [ -f "$b" ] && ldd "$b" 2>/dev/null | awk -v b="$b" '/not found/ { print b ": " $1 }'
@@ -148,8 +148,11 @@ fleet_setup()
 
   if [ ! -d /var/lib/sss ]; then
     mkdir -p "$FLEET_DIR/varlib-up" "$FLEET_DIR/varlib-work"
-    mount -t overlay overlay -o "lowerdir=/var/lib,upperdir=$FLEET_DIR/varlib-up,workdir=$FLEET_DIR/varlib-work" /var/lib \
-      && mkdir /var/lib/sss || { it_fail "cannot make /var/lib/sss in an overlay"; exit 1; }
+    if ! mount -t overlay overlay -o "lowerdir=/var/lib,upperdir=$FLEET_DIR/varlib-up,workdir=$FLEET_DIR/varlib-work" \
+      /var/lib || ! mkdir /var/lib/sss; then
+      it_fail "cannot make /var/lib/sss in an overlay"
+      exit 1
+    fi
   fi
   mount -t tmpfs -o mode=0755,size=64m tmpfs /var/lib/sss || { it_fail "cannot mount a tmpfs on /var/lib/sss"; exit 1; }
   mkdir -m 0700 /var/lib/sss/db /var/lib/sss/secrets

@@ -14,7 +14,9 @@
 #     cache expired): how long SSSD's timeouts hold a login before it falls
 #     back to the cache.
 # Run it by hand: BWSH_SOURCE_DIR defaults to this tree, and without
-# IT_STATE tests/integration/lib.sh builds a private installed tree.
+# IT_STATE tests/integration/lib.sh builds a private installed tree.  slapd
+# and sssd are unpacked, not installed (tests/fleet/root.sh; the libraries
+# they need come from scripts/deps.sh's bwsh_fleet_deps).
 : "${BWSH_SOURCE_DIR:=$(cd "$(dirname "$0")/.." && pwd)}"
 export BWSH_SOURCE_DIR
 # shellcheck source=../tests/fleet/lib.sh

@@ -18,12 +18,15 @@ BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
 # What the test suite drives for real: unit tests, PAM stacks, sshd and its
 # clients, file-transfer tools, cron and at, D-Bus, pasta, the sanitizers,
 # the static analyzer, the fuzzers (llvm-symbolizer names the frames the LSan
-# suppressions match), man page lint, the fresh-machine test, a directory
-# (slapd and sssd for tests/fleet).
+# suppressions match), man page lint, the fresh-machine test, LDAP
+# clients for tests/fleet.  Never slapd, sssd-*, libnss-sss, libpam-sss,
+# libnss-ldap*, libpam-ldap*: their maintainer scripts edit nsswitch.conf and
+# /etc/pam.d for good (tests/fleet/test_deps.sh checks); tests/fleet unpacks
+# slapd and sssd itself and bwsh_fleet_deps lists the libraries they need.
 BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
 expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
-procps psmisc mandoc cron at xauth passt dbus debootstrap slapd ldap-utils sssd-ldap sssd-tools \
-libnss-sss vim less python3-pip systemd iproute2"
+procps psmisc mandoc cron at xauth passt dbus debootstrap ldap-utils vim less \
+python3-pip systemd iproute2"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
 python3-jsonschema"
@@ -69,6 +72,18 @@ bwsh_install_deps ()
   $sudo apt-get update -qq
   # shellcheck disable=SC2086
   $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# bwsh_fleet_deps TOP: the libraries and tools that slapd and sssd, unpacked
+# by TOP/tests/fleet/root.sh, need; from apt's lists, so for this release.
+bwsh_fleet_deps ()
+{
+  if ! apt-cache show slapd >/dev/null 2>&1; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+  fi
+  bash "$1/tests/fleet/root.sh" deps
 }
 
 # bwsh_check_commands CMD:PKG...: fail, naming the package, if a command the

@@ -8,9 +8,19 @@
 # them through NSS.  Built on tests/ssh/lib.sh; source it from bash, as root,
 # and call fleet_enter_namespace "$@" first.
 #
-# The machine is not touched: the whole test runs in a private mount
-# namespace (unshare -m) in which
-#   - /var/lib/sss (SSSD's compiled-in cache, pipes and memory cache) is a tmpfs;
+# The machine is not touched: slapd and sssd are not installed (their
+# packages' maintainer scripts would add sss to nsswitch.conf and pam_sss to
+# /etc/pam.d for good).  tests/fleet/root.sh unpacks their .debs, untouched
+# by any maintainer script, into the build tree (IT_STATE's directory, or
+# IT_TMP), and the whole test runs in a private mount namespace
+# (unshare -m) in which
+#   - /usr is an overlay with the unpacked packages' usr/ above the
+#     machine's own: /usr/sbin/slapd, /usr/sbin/sssd, its helpers in
+#     /usr/libexec/sssd, its modules and libnss_sss.so.2 at their
+#     compiled-in paths; slapd.conf includes the unpacked schema files;
+#   - /var/lib/sss (SSSD's compiled-in cache, pipes and memory cache) is a
+#     tmpfs (on a machine that has no /var/lib/sss, /var/lib is first an
+#     overlay whose upper layer, in the scratch dir, holds the mount point);
 #   - /run is an overlay whose upper layer is in the scratch dir (sssd.pid);
 #   - /etc/nsswitch.conf is a bind of "passwd/group: files sss".
 # sshd (tests/ssh/lib.sh) nests its own namespace inside this one, so it sees
@@ -64,6 +74,7 @@ FLEET_BASE=
 FLEET_LDAP_PORT=
 FLEET_SLAPD_PID=
 FLEET_SSSD_PID=
+FLEET_ROOT=
 
 fleet_log() { printf 'fleet: %s\n' "$*" >&2; }
 
@@ -74,15 +85,33 @@ fleet_enter_namespace()
   FLEET_IN_NS=1 exec unshare -m --propagation private -- bash "$0" "$@"
 }
 
+# fleet_mount_daemons: unpack (or reuse) the daemon packages and lay their
+# usr/ over /usr in this namespace.
+fleet_mount_daemons()
+{
+  local cache
+  if [ -n "${IT_STATE:-}" ]; then cache=$(dirname "$IT_STATE")/fleet-root; else cache=$IT_TMP/fleet-root; fi
+  FLEET_ROOT=$(bash "$BWSH_SOURCE_DIR/tests/fleet/root.sh" stage "$cache") \
+    || { it_fail "cannot unpack slapd and sssd (tests/fleet/root.sh stage $cache)"; exit 1; }
+  mount -t overlay overlay -o "ro,lowerdir=$FLEET_ROOT/usr:/usr" /usr \
+    || { it_fail "cannot mount the unpacked packages over /usr"; exit 1; }
+}
+
+# fleet_require: the daemons and tools are there, and every library they and
+# their modules link against resolves (scripts/deps.sh installs those).
 fleet_require()
 {
-  local b
+  local b missing
   for b in /usr/sbin/slapd /usr/sbin/slapadd /usr/sbin/sssd /usr/sbin/sss_cache /usr/bin/ldapmodify \
-    /usr/bin/ldapsearch; do
-    [ -x "$b" ] || { it_fail "$b is missing (scripts/deps.sh installs slapd ldap-utils sssd-ldap sssd-tools libnss-sss)"; exit 1; }
+    /usr/bin/ldapsearch /usr/lib/ldap/back_mdb.so /usr/lib/ldap/memberof.so; do
+    [ -e "$b" ] || { it_fail "$b is missing (tests/fleet/root.sh unpacks slapd and sssd; scripts/deps.sh installs ldap-utils)"; exit 1; }
   done
-  [ -e "$(ldconfig -p | awk '/libnss_sss.so.2/ { print $NF; exit }')" ] \
-    || { it_fail "libnss_sss.so.2 is missing (libnss-sss)"; exit 1; }
+  compgen -G '/usr/lib/*/libnss_sss.so.2' >/dev/null || { it_fail "libnss_sss.so.2 is missing"; exit 1; }
+  missing=$(for b in /usr/sbin/slapd /usr/sbin/sssd /usr/sbin/sss_cache /usr/libexec/sssd/* /usr/lib/ldap/*.so \
+    /usr/lib/*/sssd/*.so /usr/lib/*/libnss_sss.so.2; do
+    [ -f "$b" ] && ldd "$b" 2>/dev/null | awk -v b="$b" '/not found/ { print b ": " $1 }'
+  done)
+  [ -z "$missing" ] || { it_fail "libraries missing (scripts/deps.sh installs them): $missing"; exit 1; }
 }
 
 fleet_user() { printf '%su%04d' "$FLEET_PFX" "$1"; }
@@ -105,6 +134,7 @@ fleet_setup()
 {
   [ -n "${FLEET_IN_NS:-}" ] || { fleet_log "call fleet_enter_namespace \"\$@\" first"; exit 1; }
   ssh_prepare
+  fleet_mount_daemons
   fleet_require
   it_defer fleet_cleanup
   FLEET_DIR=$IT_TMP/fleet
@@ -116,6 +146,14 @@ fleet_setup()
   FLEET_BASE=$((3000000 + (RANDOM % 100) * 2000))
   FLEET_ROOTPW=$(tr -dc 'a-zA-Z0-9' </dev/urandom | head -c 20)
 
+  if [ ! -d /var/lib/sss ]; then
+    mkdir -p "$FLEET_DIR/varlib-up" "$FLEET_DIR/varlib-work"
+    if ! mount -t overlay overlay -o "lowerdir=/var/lib,upperdir=$FLEET_DIR/varlib-up,workdir=$FLEET_DIR/varlib-work" \
+      /var/lib || ! mkdir /var/lib/sss; then
+      it_fail "cannot make /var/lib/sss in an overlay"
+      exit 1
+    fi
+  fi
   mount -t tmpfs -o mode=0755,size=64m tmpfs /var/lib/sss || { it_fail "cannot mount a tmpfs on /var/lib/sss"; exit 1; }
   mkdir -m 0700 /var/lib/sss/db /var/lib/sss/secrets
   mkdir -m 0755 /var/lib/sss/pipes /var/lib/sss/pubconf /var/lib/sss/mc /var/lib/sss/gpo_cache
@@ -144,10 +182,10 @@ fleet_setup()
 fleet_write_slapd_conf()
 {
   cat >"$FLEET_DIR/slapd.conf" <<EOF
-include /etc/ldap/schema/core.schema
-include /etc/ldap/schema/cosine.schema
-include /etc/ldap/schema/nis.schema
-include /etc/ldap/schema/inetorgperson.schema
+include $FLEET_ROOT/etc/ldap/schema/core.schema
+include $FLEET_ROOT/etc/ldap/schema/cosine.schema
+include $FLEET_ROOT/etc/ldap/schema/nis.schema
+include $FLEET_ROOT/etc/ldap/schema/inetorgperson.schema
 pidfile $FLEET_DIR/slapd.pid
 modulepath /usr/lib/ldap
 moduleload back_mdb

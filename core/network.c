@@ -271,6 +271,14 @@ exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, int 
   snprintf (ready, sizeof ready, "/proc/self/fd/%d", ready_fd);
   if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
     _exit (127);
+  /* Started as root, pasta changes to "nobody" before it opens the pid file
+   * and joins the namespaces, and nobody may do neither with root's
+   * /proc/self/fd or root's user namespace: it would refuse the session
+   * of anyone who runs bwsh as root (./scripts/try as root, found by the
+   * fresh-machine test).  It stays the caller, as it does for everyone else;
+   * pasta still drops its capabilities and confines itself. */
+  if (geteuid () == 0 && (bwsh_argv_add (&argv, "--runas") < 0 || bwsh_argv_add (&argv, "0:0") < 0))
+    _exit (127);
   execve (h->pasta_path, argv.v, empty_env);
   report ("network: cannot execute %s: %s", h->pasta_path, strerror (errno));
   _exit (127);

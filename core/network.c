@@ -242,9 +242,9 @@ status_string (int status, char *buf, size_t size)
 }
 
 static void
-exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, int ready_fd)
+exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, const char *ready)
 {
-  char netns[64], userns[64], ready[64];
+  char netns[64], userns[64];
   BwshArgv argv = { 0 };
   char *empty_env[] = { NULL };
   int devnull;
@@ -264,11 +264,10 @@ exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, int 
   for (int sig = 1; sig < NSIG; sig++)
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
-  if (fcntl (netns_fd, F_SETFD, 0) < 0 || fcntl (userns_fd, F_SETFD, 0) < 0 || fcntl (ready_fd, F_SETFD, 0) < 0)
+  if (fcntl (netns_fd, F_SETFD, 0) < 0 || fcntl (userns_fd, F_SETFD, 0) < 0)
     _exit (127);
   snprintf (netns, sizeof netns, "/proc/self/fd/%d", netns_fd);
   snprintf (userns, sizeof userns, "/proc/self/fd/%d", userns_fd);
-  snprintf (ready, sizeof ready, "/proc/self/fd/%d", ready_fd);
   if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
     _exit (127);
   /* Started as root, pasta changes to "nobody" before it opens the pid file
@@ -284,18 +283,35 @@ exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, int 
   _exit (127);
 }
 
+static void
+remove_ready (const char *dir, const char *fifo)
+{
+  if (fifo[0] != '\0')
+    (void) unlink (fifo);
+  (void) rmdir (dir);
+}
+
+static bool
+pasta_exited (pid_t pid)
+{
+  siginfo_t si = { 0 };
+
+  return waitid (P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
 /* Start pasta on the sandbox's namespace and wait until it is configured. */
 static int
 start_pasta (Helper *h)
 {
   _cleanup_close_ int netns_fd = -1, userns_fd = -1;
   unsigned long long pid = 0, netns_id = 0;
-  int ready[2] = { -1, -1 };
+  char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
+  int ready_fd;
   struct stat st;
   pid_t helper_pid = getpid ();
   long deadline;
   char buf[32], status_buf[64];
-  int r, status;
+  int r, status, pasta_pidfd;
 
   r = read_info (h, &pid, &netns_id);
   if (r == -ECHILD)
@@ -338,50 +354,88 @@ start_pasta (Helper *h)
       return r;
     }
 
-  if (pipe2 (ready, O_CLOEXEC) < 0)
-    return -errno;
+  /* pasta tells it is up by writing its pid "file": a FIFO in a private
+   * directory, removed as soon as pasta is up or gone.  Not a pipe handed
+   * down as /proc/self/fd/N: pasta since 2024 (Debian 13's) closes every
+   * inherited descriptor when it starts, before it opens its pid file. */
+  if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
+                                      mkfifo (ready_path, 0600) < 0))
+    {
+      r = -errno;
+      remove_ready (ready_dir, ready_path);
+      report ("network: cannot make pasta's ready FIFO in %s: %s", P_tmpdir, strerror (-r));
+      return r;
+    }
+  ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (ready_fd < 0)
+    {
+      r = -errno;
+      remove_ready (ready_dir, ready_path);
+      report ("network: cannot open pasta's ready FIFO: %s", strerror (-r));
+      return r;
+    }
   h->pasta_pid = fork ();
   if (h->pasta_pid < 0)
     {
       r = -errno;
-      close (ready[0]);
-      close (ready[1]);
+      close (ready_fd);
+      remove_ready (ready_dir, ready_path);
       report ("network: cannot start pasta: %s", strerror (-r));
       return r;
     }
   if (h->pasta_pid == 0)
-    exec_pasta (h, helper_pid, netns_fd, userns_fd, ready[1]);
-  close (ready[1]);
+    exec_pasta (h, helper_pid, netns_fd, userns_fd, ready_path);
+  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
 
-  /* pasta writes its pid once the namespace is configured; EOF first means
-   * it exited before that. */
+  /* pasta writes its pid once the namespace is configured; its exit first
+   * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
+   * end of file). */
   deadline = now_ms () + PASTA_READY_TIMEOUT_MS;
   for (;;)
     {
-      struct pollfd pfd = { .fd = ready[0], .events = POLLIN };
+      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = pasta_pidfd, .events = POLLIN } };
       long left = deadline - now_ms ();
       ssize_t n;
 
       if (left <= 0)
         {
-          close (ready[0]);
+          close (ready_fd);
+          remove_ready (ready_dir, ready_path);
+          if (pasta_pidfd >= 0)
+            close (pasta_pidfd);
           report ("network: pasta did not configure the sandbox's network within %d s",
                   PASTA_READY_TIMEOUT_MS / 1000);
           return -ETIMEDOUT;
         }
-      r = poll (&pfd, 1, (int) left);
+      r = poll (pfd, pasta_pidfd >= 0 ? 2 : 1, (int) (pasta_pidfd < 0 && left > 50 ? 50 : left));
       if (r < 0 && errno == EINTR)
         continue;
-      if (r <= 0)
-        continue;
-      n = read (ready[0], buf, sizeof buf);
-      if (n < 0 && errno == EINTR)
-        continue;
-      close (ready[0]);
-      if (n > 0)
-        return 0;
-      break;
+      if (r < 0)
+        break;
+      if (pfd[0].revents != 0)
+        {
+          n = read (ready_fd, buf, sizeof buf);
+          if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+          if (n > 0)
+            {
+              close (ready_fd);
+              remove_ready (ready_dir, ready_path);
+              if (pasta_pidfd >= 0)
+                close (pasta_pidfd);
+              return 0;
+            }
+          break;
+        }
+      /* No pidfd (kernel < 5.3): look for pasta's exit every 50 ms, leaving
+       * it to be reaped below. */
+      if (pasta_pidfd >= 0 ? pfd[1].revents != 0 : pasta_exited (h->pasta_pid))
+        break;
     }
+  close (ready_fd);
+  remove_ready (ready_dir, ready_path);
+  if (pasta_pidfd >= 0)
+    close (pasta_pidfd);
   if (waitpid (h->pasta_pid, &status, 0) == h->pasta_pid)
     {
       h->pasta_pid = 0;

@@ -318,7 +318,7 @@ case_killed_pasta_ends_session_never_host_network()
   local bg=$! pasta_pid="" i
   it_defer kill -TERM "$bg"
   for ((i = 0; i < 100; i++)); do
-    pasta_pid=$(pgrep -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
+    pasta_pid=$(pgrep -n -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
     [ -n "$pasta_pid" ] && grep -q "=ERR:" "$IT_TMP/bg.out" 2>/dev/null && break
     sleep 0.1
   done
@@ -381,7 +381,7 @@ case_helper_and_pasta_leave_nothing_behind()
   (timeout -k 5 30 su - "$IT_USER" -c 'sleep 2' </dev/null >/dev/null 2>&1) &
   local bg=$! pasta_pid="" helper bwrap
   for ((i = 0; i < 100; i++)); do
-    pasta_pid=$(pgrep -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
+    pasta_pid=$(pgrep -n -u "$IT_USER" -x 'passt.avx2|passt|pasta|pasta.avx2' | head -n 1)
     [ -n "$pasta_pid" ] && break
     sleep 0.05
   done

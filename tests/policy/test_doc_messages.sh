@@ -124,6 +124,16 @@ run_bwsh -- -c true
 fresh; it_user_config '{
   "preferences": {'
 run_bwsh -- -c true
+# The overlay's source rules, the protected set, a destination nobody can
+# make (issue 13), and a policy shell that is not installed.
+fresh; it_user_config '{ "preferences": { "sandboxBwrapMounts": {
+  "additionalROBinds": [
+    "/run/user/1000",
+    { "src": "'"$H"'/project", "dst": "/usr/data" } ],
+  "additionalBinds": [
+      "'"$H"'/.config/systemd" ] } } }'
+run_bwsh -- -c true
+fresh; pol_write "$(printf '#\n#\nshell = "/bin/bwsh-doc-no-such-shell";')"; run_bwsh -- -c true
 fresh; it_user_config '{}'; it_as_user chmod 0666 "$H/.config/bwsh/config.json"; run_bwsh -- -c true
 fresh; it_user_config '{}'; it_as_user mv "$H/.config/bwsh/config.json" "$H/.config/bwsh/real.json"
 it_as_user ln -s real.json "$H/.config/bwsh/config.json"; run_bwsh -- -c true

@@ -388,7 +388,6 @@ typedef struct BwshPolicy
   bool require_shell;
   BwshBindList refused_services;
   BwshBindList allowed_services; /* beyond sshd, login, su, su-l, runuser-l */
-  BwshBindList nss_names;    /* every name in subjects and match: src name, dst "user" or "group" */
   /* landlock (#9) */
   BwshLandlockMode landlock;
   bool landlock_mode_set;    /* landlock.mode written in the policy (#14: shared needs it) */

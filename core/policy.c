@@ -50,7 +50,7 @@ static const size_t list_fields[] = {
   offsetof (BwshPolicy, ro_binds),       offsetof (BwshPolicy, rw_binds),
   offsetof (BwshPolicy, env_allow),      offsetof (BwshPolicy, subject_users),
   offsetof (BwshPolicy, subject_groups), offsetof (BwshPolicy, refused_services),
-  offsetof (BwshPolicy, allowed_services), offsetof (BwshPolicy, nss_names),
+  offsetof (BwshPolicy, allowed_services),
   offsetof (BwshPolicy, tcp_connect),    offsetof (BwshPolicy, tcp_bind),
   offsetof (BwshPolicy, files),          offsetof (BwshPolicy, match_users),
   offsetof (BwshPolicy, match_groups),
@@ -908,28 +908,11 @@ key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, con
   return 0;
 }
 
-/* Every user and group name the policy mentions, with its line, so that
- * bwshctl check can ask NSS about each (a typo there confines nobody). */
-int
-record_nss_names (BwshPolicy *p, const BwshBindList *names, const char *kind)
-{
-  for (size_t i = 0; i < names->n; i++)
-    {
-      int r = bwsh_bind_list_add (&p->nss_names, names->items[i].src, kind, &names->items[i].from);
-      if (r < 0)
-        return r;
-    }
-  return 0;
-}
-
 static int
 key_accounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
   int r = get_names (c, s, name, account_name_ok, "a user or group name", "names", false, &l);
-  if (r < 0)
-    return r;
-  r = record_nss_names (p, &l, strstr (name, "groups") != NULL ? "group" : "user");
   if (r < 0)
     return r;
   replace_list (FIELD (p, k->off, BwshBindList), &l);

@@ -80,7 +80,6 @@ typedef bool (*NameCheck) (const char *s);
 
 /* policy.c (lifetime, defaults, settings) */
 int policy_dup (const BwshPolicy *p, BwshPolicy **ret);
-int record_nss_names (BwshPolicy *p, const BwshBindList *names, const char *kind);
 int get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
 bool account_name_ok (const char *s);
 int apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys, const char *prefix, Scope scope);

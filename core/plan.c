@@ -795,6 +795,21 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
   return 0;
 }
 
+/* The directory holding the user overlay, expanded: 1 and *ret set, or 0
+ * when the policy's user_config has none. */
+static int
+overlay_dir_of (const Ctx *c, char **ret)
+{
+  _cleanup_free_ char *file = NULL;
+  char *slash;
+
+  *ret = NULL;
+  if (bwsh_path_expand (c->pol->user_config, c->id->home, &file) < 0 || (slash = strrchr (file, '/')) == NULL)
+    return 0;
+  *ret = strndup (file, (size_t) (slash - file));
+  return *ret == NULL ? -ENOMEM : 1;
+}
+
 /* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
  * with every entry of the real home bound read-only over it, except the
  * names that hold a program's own state; then the project directory
@@ -807,6 +822,7 @@ add_home (Ctx *c, const char *project, const char *state_dir)
 {
   const BwshPolicy *pol = c->pol;
   const char *home = c->id->home;
+  _cleanup_free_ char *overlay_dir = NULL;
   char **names = NULL;
   size_t n_names = 0;
   _cleanup_close_ int home_fd = -1;
@@ -877,14 +893,19 @@ add_home (Ctx *c, const char *project, const char *state_dir)
     goto out;
 
   /* A protected path below a name the state provides is still the real
-   * one, read-only, when it exists. */
+   * one, read-only, when it exists; the overlay's directory only when the
+   * policy reads the overlay (add_overlay_dir() makes it read-write in
+   * editable mode). */
+  if (!bwsh_policy_reads_overlay (pol) && (r = overlay_dir_of (c, &overlay_dir)) > 0)
+    r = 0;
   for (size_t i = 0; i < c->n_protected && r >= 0; i++)
     {
       const char *q = c->protected_paths[i];
       _cleanup_free_ char *top = NULL;
       struct stat st;
 
-      if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project))
+      if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project)
+          || (overlay_dir != NULL && strcmp (q, overlay_dir) == 0))
         continue;
       top = strdup (q);
       if (top == NULL)
@@ -1211,19 +1232,17 @@ pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
 static int
 add_overlay_dir (Ctx *c)
 {
-  _cleanup_free_ char *file = NULL, *dir = NULL;
+  _cleanup_free_ char *dir = NULL;
   const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
   const char *why = NULL;
   ssize_t idx;
-  char *slash;
+  int r;
 
   if (!bwsh_policy_reads_overlay (c->pol) || c->pol->user_config_mode != BWSH_USER_CONFIG_EDITABLE)
     return 0;
-  if (bwsh_path_expand (c->pol->user_config, c->id->home, &file) < 0 || (slash = strrchr (file, '/')) == NULL)
-    return 0;
-  dir = strndup (file, (size_t) (slash - file));
-  if (dir == NULL)
-    return -ENOMEM;
+  r = overlay_dir_of (c, &dir);
+  if (r <= 0)
+    return r;
   if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
     why = "is not a directory below $HOME";
   for (size_t i = 0; why == NULL && i < c->n_protected; i++)
@@ -1240,8 +1259,16 @@ add_overlay_dir (Ctx *c)
     }
   FOREACH_DEST (c, dir, i)
     {
-      if (c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+      BwshMount *m = &c->p->mounts[i];
+      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        continue;
+      if (!from_real_home (c, m))
         return 0; /* the policy binds it already */
+      /* The state provides ~/.config: the real directory, read-only over
+       * it, becomes the read-write one, so an edit reaches the real file. */
+      r = set_reason (m, BWSH_VERDICT_SHADOWED, "user_config_mode = \"editable\": bound read-write instead");
+      if (r < 0)
+        return r;
     }
   idx = add_mount (c, BWSH_MOUNT_BIND, dir, dir, &from);
   if (idx < 0)

@@ -2105,8 +2105,11 @@ make_mount_point (const char *home, const char *path, bool is_dir, BwshError *er
 }
 
 /* A bind whose mount point is missing under a read-only mount (an RO bind
- * to ~/data inside the read-only home) would fail inside bwrap and refuse
- * every login.  Where the user may create it, below $HOME, bwsh does so as
+ * to ~/data inside the read-only real home of state = "none", or to
+ * ~/src/new below an entry of the real home shown over the state) would
+ * fail inside bwrap and refuse every login.  On the state itself, or any
+ * tmpfs or read-write bind, bwrap makes the mount point and nothing is
+ * reported.  Where the user may create it, below $HOME, bwsh does so as
  * the user in the run mode; anywhere else the entry is skipped with a
  * warning.  Only strict mode refuses the session. */
 static int

@@ -405,3 +405,12 @@ it_assert_absent()
 {
   if [ -e "$1" ] || [ -L "$1" ]; then it_fail "$1 exists on the host"; fi
 }
+
+# Each FILE is absent or empty on the host: what a session wrote there
+# went nowhere (bwrap leaves an empty mount point for a file placeholder).
+it_assert_no_content()
+{
+  for f; do
+    [ ! -s "$f" ] || it_fail "$f has content on the host"
+  done
+}

@@ -116,9 +116,7 @@ it_assert_err_has "bwsh: warning: $CFG:4:5: $OTHER_HOME: holds host IPC or other
 it_assert_err_has "bwsh: warning: $CFG:5:5: /var/log: holds host IPC or other users' data"
 it_assert_absent "$H/.config/systemd/user/evil.service"
 it_assert_absent "$H/.config/systemd/user"
-for f in .bashrc .forward; do
-  [ ! -s "$H/$f" ] || it_fail "$H/$f has content on the host"
-done
+it_assert_no_content "$H/.bashrc" "$H/.forward"
 
 it_check "written from inside over ssh: a socket as a source is refused on its fd"
 # A socket the user has in their home, shown elsewhere: refused as a socket

@@ -2,9 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
 # No entry can lock a user out (issue 13), through su, the real login path:
-# - an RO bind to ~/new-dir, inside the read-only home, works on the first
-#   login without an administrator (control: a naive wrapper fails on it,
-#   "Can't mkdir ... Read-only file system");
+# - an RO bind to ~/new-dir works on the first login without an
+#   administrator: on the state (the default) bwrap makes the mount point,
+#   inside the read-only real home (state = "none") bwsh makes it as the
+#   user (control: a naive wrapper fails on it, "Can't mkdir ... Read-only
+#   file system");
 # - a destination nobody can make (under /usr) is skipped with a warning and
 #   the rest applies; a strict policy refuses instead;
 # - a missing policy shell gives one "bwsh:" line naming the policy file and
@@ -27,14 +29,27 @@ ov_naive 'echo NAIVE-RAN'
 it_assert_err_has "Read-only file system"
 it_assert_out_lacks NAIVE-RAN
 
-it_check "bwshctl check (as the user, before the login): each entry, and what the login will do"
+it_check "state = \"tmpfs\" (the default): bwrap makes ~/new-dir on the state; check reports nothing to create"
+it_as_user "$BWSHCTL" check
+it_assert_rc 0
+it_assert_err_lacks "mount point does not exist yet"
+it_assert_out_has "$CFG:2:3: accepted ro-bind $H/data -> $H/new-dir"
+pol_session 'cat "$HOME/new-dir/f"; test -e /usr/bwsh-nowhere || echo nowhere-absent'
+pol_assert_ran
+it_assert_eq "data-visible
+nowhere-absent" "$IT_OUT"
+it_assert_err_has "bwsh: warning: $CFG:3:3: /usr/bwsh-nowhere: destination cannot be made: /usr is read-only inside the sandbox (skipped)"
+it_assert_absent "$H/new-dir"
+
+it_check "state = \"none\" (the real home read-only): bwshctl check, as the user, says what the login will do"
+ov_policy 'state = "none";'
 it_as_user "$BWSHCTL" check
 it_assert_rc 0
 it_assert_err_has "$CFG:2:3: $H/new-dir: mount point does not exist yet; bwsh creates it at login"
 it_assert_out_has "$CFG:2:3: accepted ro-bind $H/data -> $H/new-dir"
 it_assert_absent "$H/new-dir"
 
-it_check "first login: ~/new-dir made as the user, the bind works; /usr/bwsh-nowhere skipped with a warning"
+it_check "state = \"none\", first login: ~/new-dir made as the user, the bind works; /usr/bwsh-nowhere skipped with a warning"
 pol_session 'cat "$HOME/new-dir/f"; test -e /usr/bwsh-nowhere || echo nowhere-absent'
 pol_assert_ran
 it_assert_eq "data-visible

@@ -244,9 +244,7 @@ EOF
   it_assert_absent "$IT_HOME/.ssh/sub"
   it_assert_absent "$IT_HOME/bwsh-sec-ssh"
   it_assert_absent "$IT_HOME/.local/share/systemd/user/x.service"
-  for f in .pam_environment .bashrc; do
-    [ ! -s "$IT_HOME/$f" ] || it_fail "~/$f has content on the host"
-  done
+  it_assert_no_content "$IT_HOME/.pam_environment" "$IT_HOME/.bashrc"
 
   it_check "and a second session cannot either"
   probe_lines <<EOF

@@ -2028,6 +2028,7 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
   mkdirs (f, "docs");
   mkdirs (f, ".cache");
   mkdirs (f, ".config/bwsh");
+  mkdirs (f, ".config/systemd");
   touch_in_home (f, "notes");
   touch_in_home (f, ".bash_history");
   touch_in_home (f, ".gitconfig");
@@ -2059,14 +2060,40 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
   assert_null (find_h (f, p, "@H/.gitconfig", -1));
   assert_null (find_h (f, p, "@H/.config", -1));
   /* a protected path below a state name is the real one, read-only */
-  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  m = must (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  /* ... but the overlay's directory, editable (the default), is the real
+   * one read-write over the state's ~/.config: an edit reaches the file */
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SHADOWED);
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_true (m->exact_source);
+  assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
+  /* a protected path missing from the real home gets no placeholder: a
+   * write lands in the state, which no program outside reads */
+  assert_null (find_h (f, p, "@H/.bashrc", -1));
+  assert_null (find_h (f, p, "@H/.gnupg", -1));
+  assert_null (find_h (f, p, "@H/.config/autostart", -1));
   /* the project is read-write over all of it, and parents come first */
   m = must (find_h (f, p, "@H/project", BWSH_MOUNT_BIND));
   assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
   assert_null (find_h (f, p, "@H/project", BWSH_MOUNT_RO_BIND));
   resolve (p);
   bwsh_plan_free (p);
+
+  /* readonly: the real directory, read-only; off: not shown at all */
+  f->pol->user_config_mode = BWSH_USER_CONFIG_READONLY;
+  p = build (f, NULL);
+  assert_int_equal (must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_BIND));
+  bwsh_plan_free (p);
+  f->pol->user_config_mode = BWSH_USER_CONFIG_OFF;
+  p = build (f, NULL);
+  assert_null (find_h (f, p, "@H/.config/bwsh", -1));
+  assert_non_null (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
+  bwsh_plan_free (p);
+  f->pol->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
 
   /* disabling $HOME hides the real home, the state stays */
   p = build_json (f, MOUNTS ("\"disabledDefaultBinds\": [\"@H\"]"));
@@ -2177,6 +2204,11 @@ test_persistent_state_resolved_and_checked_again (void **state)
   assert_string_equal (m->src, dir);
   assert_true (m->fd >= 0);
   assert_string_equal (p->state, "persistent");
+  /* the state is the user's directory on the host, but never one a program
+   * outside reads (state_dir's rules): a missing protected path may be
+   * created there, and gets no placeholder */
+  assert_null (find_h (f, p, "@H/.bashrc", -1));
+  assert_null (find_h (f, p, "@H/.ssh", -1));
   bwsh_plan_free (p);
 
   /* a mount point bwrap left for a real entry is fine; one of another kind

@@ -168,6 +168,20 @@ const char *bwsh_rules_overlay_source (const char *path, const char *home, char 
  * is refused: a socket, FIFO or device node.  NULL for files and dirs. */
 const char *bwsh_rules_source_type (mode_t mode);
 
+/* The first of @protected_paths that @path is, lies in or contains
+ * (compared element by element), skipping one equal to @except; NULL when
+ * none.  The overlay's directory and a state_dir must not overlap one. */
+const char *bwsh_rules_overlaps_protected (const char *path, char *const *protected_paths, size_t n_protected,
+                                           const char *except);
+
+/* NULL when @dir may hold a session's persistent state (policy state_dir),
+ * else why not: it must never be a place that programs outside the sandbox
+ * read ($HOME and above, ~/.config, ~/.local/share, ~/.local/bin, /etc, /usr,
+ * /run, /tmp, ..., a protected path, one of their parents), nor overlap the
+ * project directory.  @protected_paths and @project may be empty/NULL. */
+const char *bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home,
+                                    const char *project, const char *dir);
+
 /* The built-in protected set: what programs outside the sandbox read.
  * Never writable inside, even under a read-write parent, even before it
  * exists (@is_dir picks the placeholder: an empty directory or file). */
@@ -808,14 +822,6 @@ bwsh_session_freep (BwshSession **s)
 /* The PAM services that run the login shell (sshd, login, su, ...): the
  * one list pam_bwsh's documentation and doctor's PAM checks use. */
 const char *const *bwsh_login_services (size_t *ret_n);
-
-/* NULL when @dir may hold a session's persistent state (policy state_dir),
- * else why not: it must never be a place that programs outside the sandbox
- * read ($HOME and above, ~/.config, ~/.local/share, ~/.local/bin, /etc, /usr,
- * /run, /tmp, ..., a protected path, one of their parents), nor overlap the
- * project directory.  @protected_paths and @project may be empty/NULL. */
-const char *bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home,
-                                    const char *project, const char *dir);
 
 /* True when the policy reads a user overlay at all (user_overlay and
  * user_config_mode != "off"). */

@@ -606,40 +606,6 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
 
 /* --------------------------------------------------------------- the home */
 
-/* Below $HOME, the places programs outside the sandbox read: a state
- * directory there would let the sandbox write what runs outside it. */
-static const char *const home_read_outside[] = { "/.config", "/.local/share", "/.local/bin" };
-/* Outside $HOME, places that are not the user's, or not kept. */
-static const char *const state_refused_roots[] = { "/etc", "/usr", "/boot", "/run", "/tmp", "/var/tmp", "/dev/shm" };
-
-const char *
-bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
-                        const char *dir)
-{
-  if (bwsh_path_is_forbidden (dir))
-    return "is /, or lies in /proc, /dev or /sys";
-  if (bwsh_path_has_prefix (home, dir))
-    return "is $HOME or a directory above it";
-  /* A home may itself lie below one of these (tests, /tmp homes): what is
-   * under $HOME is judged by the rules for the home. */
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots) && !bwsh_path_has_prefix (dir, home); i++)
-    if (bwsh_path_has_prefix (dir, state_refused_roots[i]))
-      return "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm";
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (home_read_outside); i++)
-    {
-      char place[PATH_MAX];
-      snprintf (place, sizeof place, "%s%s", home, home_read_outside[i]);
-      if (bwsh_path_has_prefix (dir, place))
-        return "lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read";
-    }
-  for (size_t i = 0; i < n_protected; i++)
-    if (bwsh_path_has_prefix (dir, protected_paths[i]) || bwsh_path_has_prefix (protected_paths[i], dir))
-      return "is, lies in or contains a protected path";
-  if (project != NULL && (bwsh_path_has_prefix (dir, project) || bwsh_path_has_prefix (project, dir)))
-    return "overlaps the project directory";
-  return NULL;
-}
-
 /* The policy's state_dir with "%u" replaced by the user name, expanded and
  * checked; NULL in *ret unless the state is persistent. */
 static int
@@ -1245,10 +1211,8 @@ add_overlay_dir (Ctx *c)
     return r;
   if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
     why = "is not a directory below $HOME";
-  for (size_t i = 0; why == NULL && i < c->n_protected; i++)
-    if (strcmp (dir, c->protected_paths[i]) != 0
-        && (bwsh_path_has_prefix (dir, c->protected_paths[i]) || bwsh_path_has_prefix (c->protected_paths[i], dir)))
-      why = "lies inside or around another protected path";
+  if (why == NULL && bwsh_rules_overlaps_protected (dir, c->protected_paths, c->n_protected, dir) != NULL)
+    why = "lies inside or around another protected path";
   if (why != NULL)
     {
       _cleanup_free_ char *esc = bwsh_escape (dir, strlen (dir));

@@ -6,7 +6,8 @@
  *
  *   - what an overlay bind may use as its source (no host IPC, no other
  *     user's data, not the policy itself, no socket, FIFO or device);
- *   - what is never writable inside (what programs outside the sandbox read);
+ *   - what is never writable inside (what programs outside the sandbox read),
+ *     and so never a place for the session's persistent state;
  *   - which PAM services run the login shell at all.
  *
  * Pure functions of their arguments, no I/O: plan.c calls them at each of
@@ -15,6 +16,8 @@
 #include "config.h"
 
 #include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -119,6 +122,54 @@ bwsh_rules_source_type (mode_t mode)
     return "is a FIFO; an overlay may not bind it";
   if (S_ISCHR (mode) || S_ISBLK (mode))
     return "is a device node; an overlay may not bind it";
+  return NULL;
+}
+
+const char *
+bwsh_rules_overlaps_protected (const char *path, char *const *protected_paths, size_t n_protected,
+                               const char *except)
+{
+  for (size_t i = 0; i < n_protected; i++)
+    {
+      const char *q = protected_paths[i];
+      if (except != NULL && strcmp (q, except) == 0)
+        continue;
+      if (bwsh_path_has_prefix (path, q) || bwsh_path_has_prefix (q, path))
+        return q;
+    }
+  return NULL;
+}
+
+/* Below $HOME, the places programs outside the sandbox read: a state
+ * directory there would let the sandbox write what runs outside it. */
+static const char *const home_read_outside[] = { "/.config", "/.local/share", "/.local/bin" };
+/* Outside $HOME, places that are not the user's, or not kept. */
+static const char *const state_refused_roots[] = { "/etc", "/usr", "/boot", "/run", "/tmp", "/var/tmp", "/dev/shm" };
+
+const char *
+bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
+                        const char *dir)
+{
+  if (bwsh_path_is_forbidden (dir))
+    return "is /, or lies in /proc, /dev or /sys";
+  if (bwsh_path_has_prefix (home, dir))
+    return "is $HOME or a directory above it";
+  /* A home may itself lie below one of these (tests, /tmp homes): what is
+   * under $HOME is judged by the rules for the home. */
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots) && !bwsh_path_has_prefix (dir, home); i++)
+    if (bwsh_path_has_prefix (dir, state_refused_roots[i]))
+      return "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm";
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (home_read_outside); i++)
+    {
+      char place[PATH_MAX];
+      snprintf (place, sizeof place, "%s%s", home, home_read_outside[i]);
+      if (bwsh_path_has_prefix (dir, place))
+        return "lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read";
+    }
+  if (bwsh_rules_overlaps_protected (dir, protected_paths, n_protected, NULL) != NULL)
+    return "is, lies in or contains a protected path";
+  if (project != NULL && (bwsh_path_has_prefix (dir, project) || bwsh_path_has_prefix (project, dir)))
+    return "overlaps the project directory";
   return NULL;
 }
 

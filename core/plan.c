@@ -776,6 +776,18 @@ overlay_dir_of (const Ctx *c, char **ret)
   return *ret == NULL ? -ENOMEM : 1;
 }
 
+/* Why the overlay's directory @dir may not be made writable in editable
+ * mode (it would open more than the overlay), or NULL. */
+static const char *
+overlay_dir_refusal (const Ctx *c, const char *dir)
+{
+  if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
+    return "is not a directory below $HOME";
+  if (bwsh_rules_overlaps_protected (dir, c->protected_paths, c->n_protected, dir) != NULL)
+    return "lies inside or around another protected path";
+  return NULL;
+}
+
 /* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
  * with every entry of the real home bound read-only over it, except the
  * names that hold a program's own state; then the project directory
@@ -859,11 +871,22 @@ add_home (Ctx *c, const char *project, const char *state_dir)
     goto out;
 
   /* A protected path below a name the state provides is still the real
-   * one, read-only, when it exists; the overlay's directory only when the
-   * policy reads the overlay (add_overlay_dir() makes it read-write in
-   * editable mode). */
-  if (!bwsh_policy_reads_overlay (pol) && (r = overlay_dir_of (c, &overlay_dir)) > 0)
-    r = 0;
+   * one, read-only, when it exists.  The overlay's directory only in
+   * readonly mode (or when editable mode cannot make it writable):
+   * add_overlay_dir() binds it read-write in editable mode, and off mode
+   * does not show it.  That choice never depends on whether the directory
+   * exists yet, which the first login changes: pam_bwsh's plan and bwsh's
+   * must be the same. */
+  if ((r = overlay_dir_of (c, &overlay_dir)) > 0)
+    {
+      r = 0;
+      if (bwsh_policy_reads_overlay (pol)
+          && (pol->user_config_mode == BWSH_USER_CONFIG_READONLY || overlay_dir_refusal (c, overlay_dir) != NULL))
+        {
+          free (overlay_dir);
+          overlay_dir = NULL;
+        }
+    }
   for (size_t i = 0; i < c->n_protected && r >= 0; i++)
     {
       const char *q = c->protected_paths[i];
@@ -1209,10 +1232,7 @@ add_overlay_dir (Ctx *c)
   r = overlay_dir_of (c, &dir);
   if (r <= 0)
     return r;
-  if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
-    why = "is not a directory below $HOME";
-  if (why == NULL && bwsh_rules_overlaps_protected (dir, c->protected_paths, c->n_protected, dir) != NULL)
-    why = "lies inside or around another protected path";
+  why = overlay_dir_refusal (c, dir);
   if (why != NULL)
     {
       _cleanup_free_ char *esc = bwsh_escape (dir, strlen (dir));
@@ -1223,16 +1243,8 @@ add_overlay_dir (Ctx *c)
     }
   FOREACH_DEST (c, dir, i)
     {
-      BwshMount *m = &c->p->mounts[i];
-      if (m->verdict != BWSH_VERDICT_ACCEPTED)
-        continue;
-      if (!from_real_home (c, m))
+      if (c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
         return 0; /* the policy binds it already */
-      /* The state provides ~/.config: the real directory, read-only over
-       * it, becomes the read-write one, so an edit reaches the real file. */
-      r = set_reason (m, BWSH_VERDICT_SHADOWED, "user_config_mode = \"editable\": bound read-write instead");
-      if (r < 0)
-        return r;
     }
   idx = add_mount (c, BWSH_MOUNT_BIND, dir, dir, &from);
   if (idx < 0)

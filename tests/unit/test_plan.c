@@ -867,6 +867,35 @@ test_destination_prepared_or_skipped (void **state)
   }
   f->pol->strict = false;
   bwsh_plan_free (p);
+  assert_int_equal (unit_rm_rf (want), 0);
+  assert_int_equal (unlink (file_dst), 0);
+
+  /* state = "tmpfs": a mount point on the state is bwrap's to make, so
+   * nothing is said or created; one below an entry of the real home (a
+   * read-only bind) is still made as the user, and reported */
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  {
+    char *below = hp (f, "data/new-sub");
+    BwshError err = { 0 };
+
+    snprintf (json, sizeof json,
+              MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/new-dir\"}, "
+                      "{\"src\": \"/etc\", \"dst\": \"@H/data/new-sub\"}]"));
+    p = build_json (f, json);
+    assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
+    expect_single_warning (p, below, "mount point does not exist yet; bwsh creates it at login");
+    bwsh_plan_free (p);
+    p = build_json (f, json);
+    resolve (p);
+    assert_int_equal (access (want, F_OK), -1);
+    assert_int_equal (lstat (below, &st), 0);
+    assert_true (S_ISDIR (st.st_mode));
+    assert_int_equal (must (find (p, want, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    assert_int_equal (must (find (p, below, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    bwsh_plan_free (p);
+    free (below);
+  }
+  f->pol->state_mode = BWSH_STATE_NONE;
   free (want);
   free (file_dst);
 }

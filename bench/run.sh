@@ -177,7 +177,8 @@ if $root; then
 for k in range(1000): os.makedirs("%s/data/d%d" % (sys.argv[1], k))' "$ph"
   chown -R "$pu:" "$ph"
   chmod 755 "$ph"
-  printf 'subjects = { users = ["%s"]; };\nrequire_shell = false;\nmax_mounts = 1024;\n' "$pu" >"$out/policy/bwsh.conf"
+  # bwsh-bench is no login-shell service: the policy has to allow it.
+  printf 'subjects = { users = ["%s"]; };\nrequire_shell = false;\nmax_mounts = 1024;\nallowed_services = ["bwsh-bench"];\n' "$pu" >"$out/policy/bwsh.conf"
   chmod 755 "$out/policy"; chmod 644 "$out/policy/bwsh.conf"
   printf 'session required %s policy=%s\n' "$b/pam_module/pam_bwsh.so" "$out/policy/bwsh.conf" \
     >"$out/pam.d/bwsh-bench"

@@ -148,6 +148,52 @@ bool bwsh_path_is_forbidden (const char *normalized);
 /* Number of path elements: "/" is 0, "/a/b" is 2.  Used to order mounts. */
 size_t bwsh_path_depth (const char *normalized);
 
+/* ------------------------------------------------------------------ rules */
+
+/* True when @path (normalised) lies where the host keeps IPC endpoints or
+ * other users' data: /run, /var/run, /tmp, /var/tmp, /dev/shm, /var/spool,
+ * /var/mail, /var/log, /root, /home, or beside @home in its parent, unless
+ * it is @home itself or below it.  Compared element by element. */
+bool bwsh_path_is_host_ipc_source (const char *path, const char *home);
+
+/* Why an overlay bind may not use @path as its source (host IPC, other
+ * users' data, a directory holding a policy file), or NULL.  For the path
+ * as written and as resolved; a policy bind is trusted and never asks, and
+ * a policy ceiling (@ceilings, the ones that apply to this bind) set
+ * inside one of those places grants it. */
+const char *bwsh_rules_overlay_source (const char *path, const char *home, char *const *policy_dirs,
+                                       size_t n_policy_dirs, char *const *ceilings, size_t n_ceilings);
+
+/* Why an overlay source of file type @mode (from fstat on its O_PATH fd)
+ * is refused: a socket, FIFO or device node.  NULL for files and dirs. */
+const char *bwsh_rules_source_type (mode_t mode);
+
+/* The first of @protected_paths that @path is, lies in or contains
+ * (compared element by element), skipping one equal to @except; NULL when
+ * none.  The overlay's directory and a state_dir must not overlap one. */
+const char *bwsh_rules_overlaps_protected (const char *path, char *const *protected_paths, size_t n_protected,
+                                           const char *except);
+
+/* NULL when @dir may hold a session's persistent state (policy state_dir),
+ * else why not: it must never be a place that programs outside the sandbox
+ * read ($HOME and above, ~/.config, ~/.local/share, ~/.local/bin, /etc, /usr,
+ * /run, /tmp, ..., a protected path, one of their parents), nor overlap the
+ * project directory.  @protected_paths and @project may be empty/NULL. */
+const char *bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home,
+                                    const char *project, const char *dir);
+
+/* The built-in protected set: what programs outside the sandbox read.
+ * Never writable inside, even under a read-write parent, even before it
+ * exists (@is_dir picks the placeholder: an empty directory or file). */
+typedef struct BwshProtectedDefault
+{
+  const char *tmpl;
+  bool is_dir;
+} BwshProtectedDefault;
+
+extern const BwshProtectedDefault bwsh_protected_defaults[];
+extern const size_t bwsh_n_protected_defaults;
+
 /* --------------------------------------------------------------- identity */
 
 typedef struct BwshIdentity
@@ -195,6 +241,17 @@ int bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, siz
  * (or @uid where the rule allows it) and not group/world-writable, the way
  * OpenSSH's safe_path() does. */
 int bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err);
+
+/* For bwshctl run inside a sandbox, and for nothing that decides: when
+ * this process's user namespace does not map uid 0 (bwsh's sandbox maps
+ * only the user), root's files show as the overflow uid (nobody) and "/"
+ * is the sandbox's own tmpfs.  Then, for the rest of the process, the
+ * overflow uid counts as root, and directories owned by the caller (the
+ * sandbox's tmpfs skeleton, "/" first) are accepted on the way, so that
+ * `bwshctl check` and `explain` can read the read-only policy inside.
+ * Neither decides anything: the next login re-reads everything outside,
+ * with the full checks.  Sets *@ret_inside; 0 or -errno. */
+int bwsh_trust_unmapped_root (bool *ret_inside);
 
 /* Open the already-resolved, normalised @path one element at a time from "/",
  * with O_PATH|O_NOFOLLOW|O_CLOEXEC on each: a symlink anywhere in it, even
@@ -289,6 +346,13 @@ typedef enum
 
 typedef enum
 {
+  BWSH_USER_CONFIG_EDITABLE = 0, /* its directory is writable inside; applies at the next login */
+  BWSH_USER_CONFIG_READONLY,     /* read at login, read-only inside */
+  BWSH_USER_CONFIG_OFF,          /* never read */
+} BwshUserConfigMode;
+
+typedef enum
+{
   BWSH_LANDLOCK_BEST_EFFORT = 0,
   BWSH_LANDLOCK_REQUIRED,
   BWSH_LANDLOCK_OFF,
@@ -304,6 +368,8 @@ typedef struct BwshPolicy
   bool user_may_choose_project;
   char *user_config;         /* template, "~/.config/bwsh/config.json" */
   bool user_overlay_allowed;
+  BwshUserConfigMode user_config_mode;
+  BwshSource shell_from;     /* where "shell" was set; file NULL for the default */
   BwshRunMode run_mode;
   BwshDevMode dev_mode;
   BwshNetMode net_mode;
@@ -335,6 +401,7 @@ typedef struct BwshPolicy
   BwshBindList match_groups; /* applied or not (for bwsh_nss_check) */
   bool require_shell;
   BwshBindList refused_services;
+  BwshBindList allowed_services; /* beyond sshd, login, su, su-l, runuser-l */
   /* landlock (#9) */
   BwshLandlockMode landlock;
   bool landlock_mode_set;    /* landlock.mode written in the policy (#14: shared needs it) */
@@ -504,6 +571,8 @@ typedef struct BwshMount
   bool create_dir;  /* created (0700, as the user) under $HOME at resolve if missing */
   bool state;       /* the session's state mounted at $HOME: never disabled, checked at resolve */
   bool home_entry;  /* an entry of the real home, bound read-only over the state */
+  bool exact_source; /* refused when the source resolves anywhere but itself (no symlink on the way) */
+  bool file_placeholder; /* protected and missing: an empty read-only file, not a directory */
 } BwshMount;
 
 /* Everything the launch uses, and nothing borrowed: render, explain, the
@@ -544,6 +613,10 @@ typedef struct BwshPlan
   size_t n_ro_ceilings;
   char **protected_paths;
   size_t n_protected;
+  char **policy_dirs;  /* directories holding a policy file: never an overlay source */
+  size_t n_policy_dirs;
+  char *shell_file;    /* where the policy set the shell, for its error; NULL: the default */
+  int shell_line;
   BwshDiag diag;     /* one warning per refusal/skip, "PATH: reason" */
   uid_t uid;         /* the user's: a persistent state directory must be theirs */
 } BwshPlan;
@@ -575,6 +648,10 @@ typedef enum
  * In strict mode any refusal fails with -EPERM.  In a dry run a directory the
  * plan would create is resolved as if it existed, and nothing is opened. */
 int bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err);
+
+/* The plan's inner shell exists and is executable; the error names the
+ * policy file and line that set it.  Part of bwsh_plan_resolve(). */
+int bwsh_plan_check_shell (const BwshPlan *p, BwshError *err);
 
 /* A stable digest of what the plan does (mounts with verdicts, shell,
  * working directory, namespaces, network, Landlock, seccomp, limits, the
@@ -746,15 +823,16 @@ bwsh_session_freep (BwshSession **s)
  * one list pam_bwsh's documentation and doctor's PAM checks use. */
 const char *const *bwsh_login_services (size_t *ret_n);
 
-/* NULL when @dir may hold a session's persistent state (policy state_dir),
- * else why not: it must never be a place that programs outside the sandbox
- * read ($HOME and above, ~/.config, ~/.local/share, ~/.local/bin, /etc, /usr,
- * /run, /tmp, ..., a protected path, one of their parents), nor overlap the
- * project directory.  @protected_paths and @project may be empty/NULL. */
-const char *bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home,
-                                    const char *project, const char *dir);
+/* True when the policy reads a user overlay at all (user_overlay and
+ * user_config_mode != "off"). */
+bool bwsh_policy_reads_overlay (const BwshPolicy *pol);
 
-/* True when @service (PAM_SERVICE) is one the policy refuses for subjects. */
+/* True when @service runs the login shell: sshd, login, su, su-l,
+ * runuser-l, or one the policy's allowed_services names. */
+bool bwsh_service_runs_login_shell (const BwshPolicy *pol, const char *service);
+
+/* True when @service (PAM_SERVICE) is refused for subjects: it does not run
+ * the login shell, or refused_services names it. */
 bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
 
 /* The one definition of "this shell is bwsh", for pam_bwsh's require_shell

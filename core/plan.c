@@ -90,6 +90,8 @@ bwsh_plan_free (BwshPlan *p)
   strv_free (p->rw_ceilings, p->n_rw_ceilings);
   strv_free (p->ro_ceilings, p->n_ro_ceilings);
   strv_free (p->protected_paths, p->n_protected);
+  strv_free (p->policy_dirs, p->n_policy_dirs);
+  free (p->shell_file);
   bwsh_diag_clear (&p->diag);
   free (p);
   return NULL;
@@ -181,7 +183,11 @@ typedef struct
   char **ro_ceilings;
   size_t n_ro;
   char **protected_paths;
+  bool *protected_is_dir;
   size_t n_protected;
+  char **policy_dirs;   /* directories holding a policy file: never an overlay source */
+  size_t n_policy_dirs;
+  char *overlay_dir;    /* user_config_mode = "editable": the one protected path left writable */
   char **locked;
   size_t n_locked;
 } Ctx;
@@ -316,6 +322,9 @@ ctx_clear (Ctx *c)
   strv_free (c->rw_ceilings, c->n_rw);
   strv_free (c->ro_ceilings, c->n_ro);
   strv_free (c->protected_paths, c->n_protected);
+  free (c->protected_is_dir);
+  strv_free (c->policy_dirs, c->n_policy_dirs);
+  free (c->overlay_dir);
   strv_free (c->locked, c->n_locked);
 }
 
@@ -338,6 +347,86 @@ expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n
     }
   *ret = v;
   *ret_n = l->n;
+  return 0;
+}
+
+/* The built-in protected set, then what the policy adds. */
+static int
+expand_protected (Ctx *c, const char *home, BwshError *err)
+{
+  const BwshBindList *l = &c->pol->protected_paths;
+  size_t n = bwsh_n_protected_defaults + l->n, k = 0;
+  int r;
+
+  c->protected_paths = calloc (n + 1, sizeof (char *));
+  c->protected_is_dir = calloc (n + 1, sizeof (bool));
+  if (c->protected_paths == NULL || c->protected_is_dir == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < bwsh_n_protected_defaults; i++, k++)
+    {
+      r = bwsh_path_expand (bwsh_protected_defaults[i].tmpl, home, &c->protected_paths[k]);
+      if (r < 0)
+        return bwsh_error_set (err, r, NULL, 0, 0, "invalid home directory \"%s\"", home);
+      c->protected_is_dir[k] = bwsh_protected_defaults[i].is_dir;
+      c->n_protected = k + 1;
+    }
+  for (size_t i = 0; i < l->n; i++, k++)
+    {
+      r = bwsh_path_expand (l->items[i].src, home, &c->protected_paths[k]);
+      if (r < 0)
+        return bwsh_error_set (err, r, l->items[i].from.file, l->items[i].from.line, 0,
+                               "invalid path template \"%s\"", l->items[i].src);
+      c->protected_is_dir[k] = true;
+      c->n_protected = k + 1;
+    }
+  return 0;
+}
+
+static int
+add_dir_of (char ***v, size_t *n, const char *file)
+{
+  _cleanup_free_ char *dir = NULL;
+  const char *slash = strrchr (file, '/');
+  char **nv;
+
+  /* A policy at the root itself would make every path "the policy's". */
+  if (slash == NULL || slash == file || file[0] != '/')
+    return 0;
+  if (bwsh_path_normalize (strndupa (file, (size_t) (slash - file)), &dir) != BWSH_PATH_OK)
+    return 0;
+  if (bwsh_path_under_any (dir, *v, *n))
+    return 0;
+  nv = realloc (*v, (*n + 2) * sizeof (char *));
+  if (nv == NULL)
+    return -ENOMEM;
+  *v = nv;
+  (*v)[(*n)++] = steal_pointer (&dir);
+  (*v)[*n] = NULL;
+  return 0;
+}
+
+/* The policy's own directory (and that of every file it was read from,
+ * @include and conf.d too), so that no overlay shows it anywhere. */
+static int
+collect_policy_dirs (Ctx *c)
+{
+  int r = add_dir_of (&c->policy_dirs, &c->n_policy_dirs, bwsh_policy_path ());
+
+  for (size_t i = 0; r >= 0 && i < c->pol->files.n; i++)
+    r = add_dir_of (&c->policy_dirs, &c->n_policy_dirs, c->pol->files.items[i].src);
+  return r;
+}
+
+/* A rule context: expanded ceilings, protected paths and policy dirs. */
+static int
+ctx_rules (Ctx *c, const char *home, BwshError *err)
+{
+  int r;
+
+  if ((r = expand_list (&c->pol->rw_ceilings, home, &c->rw_ceilings, &c->n_rw, err)) < 0
+      || (r = expand_list (&c->pol->ro_ceilings, home, &c->ro_ceilings, &c->n_ro, err)) < 0
+      || (r = expand_protected (c, home, err)) < 0 || (r = collect_policy_dirs (c)) < 0)
+    return r;
   return 0;
 }
 
@@ -517,40 +606,6 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
 
 /* --------------------------------------------------------------- the home */
 
-/* Below $HOME, the places programs outside the sandbox read: a state
- * directory there would let the sandbox write what runs outside it. */
-static const char *const home_read_outside[] = { "/.config", "/.local/share", "/.local/bin" };
-/* Outside $HOME, places that are not the user's, or not kept. */
-static const char *const state_refused_roots[] = { "/etc", "/usr", "/boot", "/run", "/tmp", "/var/tmp", "/dev/shm" };
-
-const char *
-bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const char *home, const char *project,
-                        const char *dir)
-{
-  if (bwsh_path_is_forbidden (dir))
-    return "is /, or lies in /proc, /dev or /sys";
-  if (bwsh_path_has_prefix (home, dir))
-    return "is $HOME or a directory above it";
-  /* A home may itself lie below one of these (tests, /tmp homes): what is
-   * under $HOME is judged by the rules for the home. */
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_refused_roots) && !bwsh_path_has_prefix (dir, home); i++)
-    if (bwsh_path_has_prefix (dir, state_refused_roots[i]))
-      return "lies in /etc, /usr, /boot, /run, /tmp, /var/tmp or /dev/shm";
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (home_read_outside); i++)
-    {
-      char place[PATH_MAX];
-      snprintf (place, sizeof place, "%s%s", home, home_read_outside[i]);
-      if (bwsh_path_has_prefix (dir, place))
-        return "lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read";
-    }
-  for (size_t i = 0; i < n_protected; i++)
-    if (bwsh_path_has_prefix (dir, protected_paths[i]) || bwsh_path_has_prefix (protected_paths[i], dir))
-      return "is, lies in or contains a protected path";
-  if (project != NULL && (bwsh_path_has_prefix (dir, project) || bwsh_path_has_prefix (project, dir)))
-    return "overlaps the project directory";
-  return NULL;
-}
-
 /* The policy's state_dir with "%u" replaced by the user name, expanded and
  * checked; NULL in *ret unless the state is persistent. */
 static int
@@ -706,6 +761,33 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
   return 0;
 }
 
+/* The directory holding the user overlay, expanded: 1 and *ret set, or 0
+ * when the policy's user_config has none. */
+static int
+overlay_dir_of (const Ctx *c, char **ret)
+{
+  _cleanup_free_ char *file = NULL;
+  char *slash;
+
+  *ret = NULL;
+  if (bwsh_path_expand (c->pol->user_config, c->id->home, &file) < 0 || (slash = strrchr (file, '/')) == NULL)
+    return 0;
+  *ret = strndup (file, (size_t) (slash - file));
+  return *ret == NULL ? -ENOMEM : 1;
+}
+
+/* Why the overlay's directory @dir may not be made writable in editable
+ * mode (it would open more than the overlay), or NULL. */
+static const char *
+overlay_dir_refusal (const Ctx *c, const char *dir)
+{
+  if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
+    return "is not a directory below $HOME";
+  if (bwsh_rules_overlaps_protected (dir, c->protected_paths, c->n_protected, dir) != NULL)
+    return "lies inside or around another protected path";
+  return NULL;
+}
+
 /* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
  * with every entry of the real home bound read-only over it, except the
  * names that hold a program's own state; then the project directory
@@ -718,6 +800,7 @@ add_home (Ctx *c, const char *project, const char *state_dir)
 {
   const BwshPolicy *pol = c->pol;
   const char *home = c->id->home;
+  _cleanup_free_ char *overlay_dir = NULL;
   char **names = NULL;
   size_t n_names = 0;
   _cleanup_close_ int home_fd = -1;
@@ -788,14 +871,30 @@ add_home (Ctx *c, const char *project, const char *state_dir)
     goto out;
 
   /* A protected path below a name the state provides is still the real
-   * one, read-only, when it exists. */
+   * one, read-only, when it exists.  The overlay's directory only in
+   * readonly mode (or when editable mode cannot make it writable):
+   * add_overlay_dir() binds it read-write in editable mode, and off mode
+   * does not show it.  That choice never depends on whether the directory
+   * exists yet, which the first login changes: pam_bwsh's plan and bwsh's
+   * must be the same. */
+  if ((r = overlay_dir_of (c, &overlay_dir)) > 0)
+    {
+      r = 0;
+      if (bwsh_policy_reads_overlay (pol)
+          && (pol->user_config_mode == BWSH_USER_CONFIG_READONLY || overlay_dir_refusal (c, overlay_dir) != NULL))
+        {
+          free (overlay_dir);
+          overlay_dir = NULL;
+        }
+    }
   for (size_t i = 0; i < c->n_protected && r >= 0; i++)
     {
       const char *q = c->protected_paths[i];
       _cleanup_free_ char *top = NULL;
       struct stat st;
 
-      if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project))
+      if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project)
+          || (overlay_dir != NULL && strcmp (q, overlay_dir) == 0))
         continue;
       top = strdup (q);
       if (top == NULL)
@@ -970,6 +1069,11 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
 
   if ((why = check_path_rules (c, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
+  if (b->from.origin == BWSH_ORIGIN_USER
+      && (why = bwsh_rules_overlay_source (m->src, c->id->home, c->policy_dirs, c->n_policy_dirs,
+                                           rw ? c->rw_ceilings : c->ro_ceilings, rw ? c->n_rw : c->n_ro))
+             != NULL)
+    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
   if (bwsh_path_is_forbidden (m->dest) || is_critical (m->dest))
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest,
                    "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced");
@@ -1108,6 +1212,50 @@ pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
   return 0;
 }
 
+/* user_config_mode = "editable": the overlay's directory is bound
+ * read-write onto itself, so the user edits the file from inside and the
+ * next login reads it.  Safe because nothing the overlay selects lies
+ * outside the policy's ceilings (docs/security.md).  Refused, with a
+ * warning, where that directory would open more than the overlay: outside
+ * $HOME, or inside or around another protected path. */
+static int
+add_overlay_dir (Ctx *c)
+{
+  _cleanup_free_ char *dir = NULL;
+  const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+  const char *why = NULL;
+  ssize_t idx;
+  int r;
+
+  if (!bwsh_policy_reads_overlay (c->pol) || c->pol->user_config_mode != BWSH_USER_CONFIG_EDITABLE)
+    return 0;
+  r = overlay_dir_of (c, &dir);
+  if (r <= 0)
+    return r;
+  why = overlay_dir_refusal (c, dir);
+  if (why != NULL)
+    {
+      _cleanup_free_ char *esc = bwsh_escape (dir, strlen (dir));
+      if (esc == NULL)
+        return -ENOMEM;
+      return bwsh_diag_add (&c->p->diag, "%s: user_config_mode = \"editable\": the overlay's directory %s; "
+                            "it stays read-only", esc, why);
+    }
+  FOREACH_DEST (c, dir, i)
+    {
+      if (c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+        return 0; /* the policy binds it already */
+    }
+  idx = add_mount (c, BWSH_MOUNT_BIND, dir, dir, &from);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].create_dir = true;
+  c->p->mounts[idx].exact_source = true;
+  c->overlay_dir = steal_pointer (&dir);
+  return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+                     "user_config_mode = \"editable\": the overlay, writable; read at the next login");
+}
+
 /* A protected path below a read-write mount is bound again read-only, at
  * its own path and at the path it resolves to, so neither name leads to a
  * writable copy of the sandbox's own rules. */
@@ -1119,8 +1267,12 @@ add_protected (Ctx *c)
   for (size_t i = 0; i < c->n_protected; i++)
     {
       const char *path = c->protected_paths[i];
-      _cleanup_free_ char *resolved = realpath (path, NULL);
-      const char *cands[2] = { path, resolved };
+      _cleanup_free_ char *resolved = NULL;
+      const char *cands[2] = { path, NULL };
+
+      if (c->overlay_dir != NULL && strcmp (path, c->overlay_dir) == 0)
+        continue;
+      cands[1] = resolved = realpath (path, NULL);
 
       for (size_t k = 0; k < 2; k++)
         {
@@ -1156,6 +1308,14 @@ add_protected (Ctx *c)
             }
           if (access (q, F_OK) == 0)
             idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
+          else if (!c->protected_is_dir[i])
+            {
+              /* A missing file (~/.forward, ~/.bashrc): an empty read-only
+               * one in its place, so it cannot be created inside. */
+              idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/dev/null", q, &from);
+              if (idx >= 0)
+                c->p->mounts[idx].file_placeholder = true;
+            }
           else
             {
               /* Missing: an empty read-only tmpfs keeps anyone from
@@ -1414,13 +1574,11 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
       || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
     return -ENOMEM;
 
-  if ((r = expand_list (&pol->rw_ceilings, id->home, &c.rw_ceilings, &c.n_rw, err)) < 0
-      || (r = expand_list (&pol->ro_ceilings, id->home, &c.ro_ceilings, &c.n_ro, err)) < 0
-      || (r = expand_list (&pol->protected_paths, id->home, &c.protected_paths, &c.n_protected, err)) < 0
+  if ((r = ctx_rules (&c, id->home, err)) < 0
       || (r = expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)
     goto out;
 
-  r = choose_project_dir (&c, pol->user_overlay_allowed ? uc : NULL, &project, err);
+  r = choose_project_dir (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL, &project, err);
   if (r < 0)
     goto out;
   r = choose_state_dir (&c, project, &state_dir, err);
@@ -1438,10 +1596,13 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (r < 0)
     goto out;
 
-  r = merge (&c, pol->user_overlay_allowed ? uc : NULL);
+  r = merge (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL);
   if (r < 0)
     goto out;
 
+  r = add_overlay_dir (&c);
+  if (r < 0)
+    goto out;
   r = add_protected (&c);
   if (r < 0)
     goto out;
@@ -1459,6 +1620,15 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   p->ro_ceilings = steal_pointer (&c.ro_ceilings);
   p->n_ro_ceilings = c.n_ro;
   p->protected_paths = steal_pointer (&c.protected_paths);
+  p->policy_dirs = steal_pointer (&c.policy_dirs);
+  p->n_policy_dirs = c.n_policy_dirs;
+  c.n_policy_dirs = 0;
+  if (pol->shell_from.file != NULL && (p->shell_file = strdup (pol->shell_from.file)) == NULL)
+    {
+      r = -ENOMEM;
+      goto out;
+    }
+  p->shell_line = pol->shell_from.line;
   p->n_protected = c.n_protected;
   c.n_rw = c.n_ro = c.n_protected = 0;
 
@@ -1863,6 +2033,146 @@ dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err
   return 0;
 }
 
+/* The deepest accepted mount before @before whose destination holds @dest:
+ * the file system bwrap has to create @dest's mount point in. */
+static ssize_t
+covering_mount (const BwshPlan *p, const char *dest, size_t before)
+{
+  ssize_t best = -1;
+
+  for (size_t j = 0; j < before; j++)
+    {
+      const BwshMount *q = &p->mounts[j];
+      if (q->verdict != BWSH_VERDICT_ACCEPTED || q->kind == BWSH_MOUNT_SYMLINK || q->kind == BWSH_MOUNT_REMOUNT_RO
+          || strcmp (q->dest, dest) == 0 || !bwsh_path_has_prefix (dest, q->dest))
+        continue;
+      if (best < 0 || bwsh_path_depth (q->dest) >= bwsh_path_depth (p->mounts[best].dest))
+        best = (ssize_t) j;
+    }
+  return best;
+}
+
+/* Create the missing mount point @path (a directory, or an empty file when
+ * @is_dir is false) as the user, below @home, following no symlink. */
+static int
+make_mount_point (const char *home, const char *path, bool is_dir, BwshError *err)
+{
+  _cleanup_free_ char *parent = strdup (path);
+  _cleanup_close_ int dfd = -1, fd = -1;
+  char *slash;
+  int r;
+
+  if (is_dir)
+    return bwsh_mkdir_under_home (home, path, err);
+  if (parent == NULL)
+    return -ENOMEM;
+  slash = strrchr (parent, '/');
+  *slash = '\0';
+  r = bwsh_mkdir_under_home (home, parent, err);
+  if (r < 0)
+    return r;
+  r = bwsh_open_path_nofollow (parent, &dfd);
+  if (r < 0)
+    return bwsh_error_set (err, r, NULL, 0, 0, "%s: %s", parent, strerror (-r));
+  fd = openat (dfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+  if (fd < 0)
+    return bwsh_error_set (err, -errno, NULL, 0, 0, "%s: %s", path, strerror (errno));
+  return 0;
+}
+
+/* A bind whose mount point is missing under a read-only mount (an RO bind
+ * to ~/data inside the read-only real home of state = "none", or to
+ * ~/src/new below an entry of the real home shown over the state) would
+ * fail inside bwrap and refuse every login.  On the state itself, or any
+ * tmpfs or read-write bind, bwrap makes the mount point and nothing is
+ * reported.  Where the user may create it, below $HOME, bwsh does so as
+ * the user in the run mode; anywhere else the entry is skipped with a
+ * warning.  Only strict mode refuses the session. */
+static int
+prepare_destinations (BwshPlan *p, BwshResolveMode mode)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+      _cleanup_free_ char *host = NULL;
+      struct stat st;
+      ssize_t k;
+      bool is_dir = true;
+      const BwshMount *q;
+      int r;
+
+      /* Defaults and what resolve creates itself (create_dir) are not entries. */
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin == BWSH_ORIGIN_DEFAULT
+          || m->file_placeholder || m->create_dir)
+        continue;
+      k = covering_mount (p, m->dest, i);
+      if (k < 0)
+        continue;
+      q = &p->mounts[k];
+      if (q->kind != BWSH_MOUNT_RO_BIND || q->src == NULL)
+        continue; /* a tmpfs or a read-write bind: bwrap makes the mount point */
+      if (asprintf (&host, "%s%s", strcmp (q->src, "/") == 0 ? "" : q->src,
+                    m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest))) < 0)
+        return -ENOMEM;
+      if (lstat (host, &st) == 0)
+        continue;
+      if (stat (m->src, &st) == 0)
+        is_dir = S_ISDIR (st.st_mode);
+
+      if (!bwsh_path_has_prefix (host, p->home) || strcmp (host, p->home) == 0)
+        r = -EROFS;
+      else if (mode == BWSH_RESOLVE_DRY_RUN)
+        {
+          _cleanup_free_ char *esc = bwsh_escape (m->dest, strlen (m->dest));
+          _cleanup_free_ char *where = format_from (&m->from);
+          if (esc == NULL || where == NULL)
+            return -ENOMEM;
+          r = bwsh_diag_add (&p->diag, "%s%s: mount point does not exist yet; bwsh creates it at login", where, esc);
+          if (r < 0)
+            return r;
+          continue;
+        }
+      else
+        {
+          BwshError e = { 0 };
+          r = make_mount_point (p->home, host, is_dir, &e);
+          if (r == -ENOMEM)
+            return r;
+          if (r >= 0)
+            continue;
+        }
+      r = refuse (p, m, p->strict ? BWSH_VERDICT_REFUSED : BWSH_VERDICT_SKIPPED, m->dest,
+                  "destination cannot be made: %s is read-only inside the sandbox (%s)", q->dest,
+                  r == -EROFS ? "skipped" : strerror (-r));
+      if (r < 0)
+        return r;
+      if (m->fd >= 0)
+        {
+          close (m->fd);
+          m->fd = -1;
+        }
+    }
+  return 0;
+}
+
+int
+bwsh_plan_check_shell (const BwshPlan *p, BwshError *err)
+{
+  struct stat st;
+  int e = 0;
+
+  /* The host's /usr and /bin are the sandbox's: a shell missing here is
+   * missing inside, and bwrap would fail after the login was accepted. */
+  if (stat (p->shell, &st) < 0)
+    e = errno;
+  else if (!S_ISREG (st.st_mode) || access (p->shell, X_OK) < 0)
+    e = S_ISREG (st.st_mode) ? errno : EACCES;
+  if (e == 0)
+    return 0;
+  return bwsh_error_set (err, -e, p->shell_file, p->shell_line, 0, "the shell %s cannot be run: %s", p->shell,
+                         strerror (e));
+}
+
 /* A failure that ends a session.  A dry run (explain, check) keeps going to
  * report every entry, marks this one refused, and returns the first failure
  * at the end. */
@@ -1932,6 +2242,22 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
             return r;
           continue;
         }
+      /* What the fd names, not what the name named a moment ago: an
+       * overlay never binds a socket, FIFO or device node. */
+      if (m->from.origin == BWSH_ORIGIN_USER)
+        {
+          struct stat st;
+          const char *why = fstat (m->fd, &st) < 0 ? "cannot be examined" : bwsh_rules_source_type (st.st_mode);
+          if (why != NULL)
+            {
+              close (m->fd);
+              m->fd = -1;
+              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
+              if (r < 0)
+                return r;
+              continue;
+            }
+        }
       opened++;
     }
   return 0;
@@ -1981,6 +2307,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
     .rw_ceilings = p->rw_ceilings, .n_rw = p->n_rw_ceilings,
     .ro_ceilings = p->ro_ceilings, .n_ro = p->n_ro_ceilings,
     .protected_paths = p->protected_paths, .n_protected = p->n_protected,
+    .policy_dirs = p->policy_dirs, .n_policy_dirs = p->n_policy_dirs,
   };
   BwshError first = { 0 }, e_mount = { 0 };
   /* parent: see coalesce(); unopened: a dry run's directories to be created */
@@ -2031,6 +2358,16 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
             r = dry_run_created (p, m->src, &resolved, &e_mount);
           else
             r = bwsh_mkdir_under_home (p->home, m->src, &e_mount);
+          /* The editable overlay's directory is a convenience: if it
+           * cannot be made (a symlink on the way), it stays read-only, as
+           * explain shows; no entry of the user's was refused. */
+          if (r < 0 && m->exact_source && r != -ENOMEM)
+            {
+              r = set_reason (m, BWSH_VERDICT_SKIPPED, "%s (left read-only)", e_mount.message);
+              if (r < 0)
+                goto out;
+              continue;
+            }
           if (r < 0 && (r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
             goto out;
           if (m->verdict != BWSH_VERDICT_ACCEPTED)
@@ -2065,8 +2402,25 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       /* The same rules again, on what the path really names.  The project
        * directory is a default but lives in the user's home: check it too. */
       why = NULL;
-      if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
+      if (m->exact_source)
+        {
+          /* The overlay's directory is the one protected path left
+           * writable: only at its own place, never through a symlink. */
+          if (strcmp (resolved, m->src) != 0)
+            {
+              r = set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
+                              "(left read-only)", resolved);
+              if (r < 0)
+                goto out;
+              continue;
+            }
+        }
+      else if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
         why = check_path_rules (&c, resolved, m->kind == BWSH_MOUNT_BIND, true);
+      if (why == NULL && m->from.origin == BWSH_ORIGIN_USER)
+        why = bwsh_rules_overlay_source (resolved, p->home, c.policy_dirs, c.n_policy_dirs,
+                                         m->kind == BWSH_MOUNT_BIND ? c.rw_ceilings : c.ro_ceilings,
+                                         m->kind == BWSH_MOUNT_BIND ? c.n_rw : c.n_ro);
       if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
           && strcmp (resolved, m->dest) != 0)
         for (size_t k = 0; k < c.n_protected; k++)
@@ -2107,9 +2461,16 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
     }
 
   if ((r = coalesce (p, parent)) < 0 || (r = enforce_mount_limit (p, parent)) < 0
-      || (r = reserve_fds (p, parent, &first)) < 0 || (r = open_sources (p, parent, unopened, mode, &first)) < 0)
+      || (r = reserve_fds (p, parent, &first)) < 0 || (r = open_sources (p, parent, unopened, mode, &first)) < 0
+      || (r = prepare_destinations (p, mode)) < 0)
     goto out;
 
+  /* Last, so that a dry run still reports every entry first. */
+  if (first.errnum == 0 && bwsh_plan_check_shell (p, &first) < 0)
+    {
+      r = -first.errnum;
+      goto out;
+    }
   if (first.errnum != 0)
     {
       r = -first.errnum;

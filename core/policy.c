@@ -50,6 +50,7 @@ static const size_t list_fields[] = {
   offsetof (BwshPolicy, ro_binds),       offsetof (BwshPolicy, rw_binds),
   offsetof (BwshPolicy, env_allow),      offsetof (BwshPolicy, subject_users),
   offsetof (BwshPolicy, subject_groups), offsetof (BwshPolicy, refused_services),
+  offsetof (BwshPolicy, allowed_services),
   offsetof (BwshPolicy, tcp_connect),    offsetof (BwshPolicy, tcp_bind),
   offsetof (BwshPolicy, files),          offsetof (BwshPolicy, match_users),
   offsetof (BwshPolicy, match_groups),
@@ -61,6 +62,7 @@ static const size_t string_fields[] = {
   offsetof (BwshPolicy, user_config),
   offsetof (BwshPolicy, hostname),
   offsetof (BwshPolicy, state_dir),
+  offsetof (BwshPolicy, shell_from.file),
 };
 
 #define FIELD(p, off, type) ((type *) (void *) ((char *) (p) + (off)))
@@ -138,7 +140,6 @@ int
 bwsh_policy_new_defaults (BwshPolicy **ret)
 {
   _cleanup_ (policy_freep) BwshPolicy *p = NULL;
-  static const char *const protected[] = { "~/.config/bwsh", "~/.ssh", "~/.pam_environment" };
   static const char *const services[] = { "cron", "atd" };
   int r;
 
@@ -163,9 +164,8 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   r = add_default (&p->rw_ceilings, "~");
   if (r < 0)
     return r;
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (protected); i++)
-    if ((r = add_default (&p->protected_paths, protected[i])) < 0)
-      return r;
+  /* "protected" adds to bwsh_protected_defaults, which always apply. */
+  p->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
   p->rlimit_core = 0;
   p->rlimit_nproc = BWSH_DEFAULT_NPROC;
   p->rlimit_nofile = BWSH_RLIMIT_UNSET;
@@ -370,6 +370,27 @@ key_abs_path (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name
   return set_string (FIELD (p, k->off, char *), v);
 }
 
+/* The inner shell: where it was set, so that a shell missing at login is
+ * reported at its line. */
+static int
+key_shell (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  BwshSource at;
+  char *file;
+  int r = key_abs_path (c, p, s, name, k);
+
+  if (r < 0)
+    return r;
+  where (c, s, &at);
+  file = strdup (at.file);
+  if (file == NULL)
+    return -ENOMEM;
+  free (p->shell_from.file);
+  p->shell_from = at;
+  p->shell_from.file = file;
+  return 0;
+}
+
 static int
 key_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
@@ -435,6 +456,24 @@ key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, con
   if (r < 0)
     return r;
   p->run_mode = (BwshRunMode) v;
+  return 0;
+}
+
+static int
+key_user_config_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  static const EnumName names[] = {
+    { "editable", BWSH_USER_CONFIG_EDITABLE },
+    { "readonly", BWSH_USER_CONFIG_READONLY },
+    { "off", BWSH_USER_CONFIG_OFF },
+  };
+  int v, r;
+
+  (void) k;
+  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
+  if (r < 0)
+    return r;
+  p->user_config_mode = (BwshUserConfigMode) v;
   return 0;
 }
 
@@ -1058,11 +1097,12 @@ static const Key landlock_keys[] = {
 };
 
 const Key root_keys[] = {
-  { "shell", key_abs_path, OFF (shell), 0, NULL },
+  { "shell", key_shell, OFF (shell), 0, NULL },
   { "project_dir", key_bind_template, OFF (project_dir), 0, NULL },
   { "user_project_dir", key_bool, OFF (user_may_choose_project), 0, NULL },
   { "user_config", key_template, OFF (user_config), 0, NULL },
   { "user_overlay", key_bool, OFF (user_overlay_allowed), 0, NULL },
+  { "user_config_mode", key_user_config_mode, 0, 0, NULL },
   { "run", key_run, 0, 0, NULL },
   { "dev", key_dev, 0, 0, NULL },
   { "network", key_network, 0, 0, NULL },
@@ -1086,6 +1126,7 @@ const Key root_keys[] = {
   { "subjects", key_group, 0, 0, subject_keys },
   { "require_shell", key_bool, OFF (require_shell), 0, NULL },
   { "refused_services", key_services, OFF (refused_services), 0, NULL },
+  { "allowed_services", key_services, OFF (allowed_services), 0, NULL },
   { "landlock", key_group, 0, 0, landlock_keys },
   { NULL, NULL, 0, 0, NULL },
 };

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -38,18 +39,68 @@ owner_rule_to_string (BwshOwnerRule rule)
     }
 }
 
+/* See bwsh_trust_unmapped_root(): the overflow uid, or (uid_t) -1. */
+static uid_t unmapped_root = (uid_t) -1;
+
+int
+bwsh_trust_unmapped_root (bool *ret_inside)
+{
+  _cleanup_free_ char *map = NULL;
+  size_t len;
+  BwshError err;
+  bool root_mapped = false;
+  unsigned long v;
+  int r;
+
+  *ret_inside = false;
+  r = bwsh_read_file_checked ("/proc/self/uid_map", BWSH_OWNER_ROOT_OR_USER, getuid (), 64 * 1024, &map, &len, &err);
+  if (r < 0)
+    return r;
+  /* "INSIDE OUTSIDE COUNT" lines: is uid 0 of this namespace anybody? */
+  for (char *line = map; line != NULL && *line != '\0';)
+    {
+      unsigned long in, out, count;
+      char *nl = strchr (line, '\n');
+      if (sscanf (line, "%lu %lu %lu", &in, &out, &count) == 3 && in == 0 && count > 0)
+        root_mapped = true;
+      line = nl != NULL ? nl + 1 : NULL;
+    }
+  if (root_mapped)
+    return 0;
+  /* A kernel file, and shown as the overflow uid itself in here. */
+  v = 65534;
+  {
+    _cleanup_close_ int fd = open ("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
+    char buf[32];
+    ssize_t n = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+    if (n > 0)
+      {
+        buf[n] = '\0';
+        if (sscanf (buf, "%lu", &v) != 1)
+          return -EINVAL;
+      }
+  }
+  unmapped_root = (uid_t) v;
+  *ret_inside = true;
+  return 0;
+}
+
 static bool
 owner_ok (const struct stat *st, BwshOwnerRule rule, uid_t uid)
 {
+  /* Inside a sandbox root is not mapped: its files show as the overflow
+   * uid, and / is the sandbox's tmpfs, the caller's own. */
+  bool root = st->st_uid == 0 || (unmapped_root != (uid_t) -1 && st->st_uid == unmapped_root);
+
   switch (rule)
     {
     case BWSH_OWNER_USER:
       return st->st_uid == uid;
     case BWSH_OWNER_ROOT:
-      return st->st_uid == 0;
+      return root;
     case BWSH_OWNER_ROOT_OR_USER:
     default:
-      return st->st_uid == 0 || st->st_uid == uid;
+      return root || st->st_uid == uid;
     }
 }
 
@@ -158,7 +209,8 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
     struct stat rst;
     if (fstat (dirfd, &rst) < 0)
       return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat /: %s", strerror (errno));
-    if (strcmp (resolved, "/") != 0
+    bool sandbox_root = unmapped_root != (uid_t) -1 && rst.st_uid == geteuid ();
+    if (strcmp (resolved, "/") != 0 && !sandbox_root
         && (!owner_ok (&rst, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid)
             || ((rst.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(rst.st_uid == 0 && (rst.st_mode & S_ISVTX)))))
       return bwsh_error_set (err, -EPERM, path, 0, 0, "directory / is not trusted (uid %u, mode %04o, refused)",
@@ -207,7 +259,10 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
        * exception is a root-owned sticky directory such as /tmp: nobody but
        * root and the owner of an entry can rename or remove it there, and
        * the entry below is checked in its turn. */
-      if (!owner_ok (&st, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid))
+      /* Inside a sandbox its skeleton (the tmpfs dirs bwrap made for the
+       * mount points) belongs to the caller; see bwsh_trust_unmapped_root(). */
+      if (!owner_ok (&st, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid)
+          && !(unmapped_root != (uid_t) -1 && st.st_uid == geteuid ()))
         return bwsh_error_set (err, -EPERM, path, 0, 0, "directory %s is owned by uid %u (refused)",
                                *p == '\0' ? "/" : resolved, (unsigned) st.st_uid);
       if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(st.st_uid == 0 && (st.st_mode & S_ISVTX)))

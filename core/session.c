@@ -75,7 +75,7 @@ as_user (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
       if (r < 0)
         return bwsh_error_step (err, BWSH_ERROR_USER_CONFIG, r);
     }
-  else if (s->policy->user_overlay_allowed)
+  else if (bwsh_policy_reads_overlay (s->policy))
     {
       r = bwsh_path_expand (s->policy->user_config, s->id->home, &s->user_config_path);
       if (r < 0)
@@ -184,7 +184,7 @@ bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service)
 {
   /* A subject's cron or at job runs /bin/sh -c directly, never the login
    * shell, so it would run unsandboxed.  No service name: refused too. */
-  if (service == NULL || service[0] == '\0')
+  if (!bwsh_service_runs_login_shell (pol, service))
     return true;
   return bwsh_bind_list_contains (&pol->refused_services, service);
 }

@@ -23,6 +23,7 @@
 
 #include "bwsh.h"
 #include "cleanup.h"
+#include "checks.h"
 #include "options.h"
 #include "sessions.h"
 
@@ -246,6 +247,7 @@ cmd_check (int argc, char **argv)
   BwshError err = { 0 };
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   const char *policy;
+  size_t problems = 0;
   int r;
 
   if (parse_options (argc, argv, &o, false) < 0)
@@ -253,11 +255,23 @@ cmd_check (int argc, char **argv)
   if (check_access (&o, "check") < 0)
     return 2;
   policy = o.policy != NULL ? o.policy : bwsh_policy_path ();
+  /* A policy named on purpose must exist: "missing means the built-in
+   * defaults" is for the installed path only. */
+  if (o.policy != NULL && access (o.policy, F_OK) < 0)
+    {
+      fprintf (stderr, "%s: %s\n", o.policy, strerror (errno));
+      return 1;
+    }
+  (void) bwshctl_enter_inside_trust (stderr);
 
   r = prepare (&o, BWSH_SESSION_CHECK, &s, &err);
+  /* What would fail bwrap after an accepted login, the shell first. */
+  if (s != NULL && s->policy != NULL)
+    problems = bwshctl_launch_problems (s->policy, s->plan, stderr);
   if (s != NULL && s->policy != NULL)
     {
-      printf ("%s: policy valid\n", policy);
+      if (problems == 0)
+        printf ("%s: policy valid\n", policy);
       if (check_names (s->policy, o.resolve) < 0)
         return 1;
     }
@@ -266,17 +280,19 @@ cmd_check (int argc, char **argv)
       print_diag (&s->diag, "");
       if (s->plan != NULL)
         print_diag (&s->plan->diag, "");
+      if (s->plan != NULL && s->user_config_path != NULL)
+        bwshctl_print_entries (s->plan, stdout);
     }
   if (r < 0)
     {
       print_error ("", &err);
       return 1;
     }
-  if (s->refusal.code != BWSH_ERROR_NONE)
-    {
-      print_error ("a session would be refused: ", &s->refusal);
-      return 1;
-    }
+  /* A missing shell was reported above already. */
+  if (s->refusal.code != BWSH_ERROR_NONE && !(problems > 0 && bwsh_plan_check_shell (s->plan, &(BwshError) { 0 }) < 0))
+    print_error ("a session would be refused: ", &s->refusal);
+  if (problems > 0 || s->refusal.code != BWSH_ERROR_NONE)
+    return 1;
   if (s->diag.n > 0 || (s->plan != NULL && s->plan->n_refused > 0))
     return 1;
   if (o.user_config != NULL)
@@ -299,6 +315,7 @@ cmd_explain (int argc, char **argv)
   if (check_access (&o, "explain") < 0)
     return 2;
 
+  (void) bwshctl_enter_inside_trust (stderr);
   r = prepare (&o, BWSH_SESSION_EXPLAIN, &s, &err);
   if (r < 0)
     {
@@ -325,6 +342,9 @@ cmd_explain (int argc, char **argv)
       for (size_t i = 0; i < s->diag.n; i++)
         printf ("overlay warning: %s\n", s->diag.lines[i]);
     }
+  /* What would make the login fail after it was accepted: part of the
+   * answer, like a refusal, so the status stays 0. */
+  (void) bwshctl_launch_problems (s->policy, s->plan, stderr);
   fputs (out, stdout);
   if (o.json)
     putchar ('\n');

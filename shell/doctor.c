@@ -19,6 +19,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -583,6 +584,64 @@ check_pam_service (Doctor *d, const char *service, bool refused)
     }
 }
 
+static int
+cmp_strp (const void *a, const void *b)
+{
+  return strcmp (*(char *const *) a, *(char *const *) b);
+}
+
+/* Every PAM service of the host, and what pam_bwsh does with a subject in
+ * it: only the services that run the login shell are allowed, any other
+ * would run the subject's programs outside the sandbox. */
+static void
+list_pam_services (Doctor *d, const char *dir)
+{
+  BwshPolicy *defaults = NULL;
+  const BwshPolicy *pol = d->policy;
+  char allowed[4096] = "", refused[8192] = "";
+  char **names = NULL;
+  size_t n = 0;
+  struct dirent *de;
+  DIR *dh;
+
+  if (pol == NULL && bwsh_policy_new_defaults (&defaults) < 0)
+    return;
+  if (pol == NULL)
+    pol = defaults;
+  dh = opendir (dir);
+  if (dh == NULL)
+    {
+      bwsh_policy_free (defaults);
+      return;
+    }
+  while ((de = readdir (dh)) != NULL && n < 4096)
+    {
+      char **v;
+      if (de->d_name[0] == '.' || de->d_type == DT_DIR || (v = realloc (names, (n + 1) * sizeof *v)) == NULL)
+        continue;
+      names = v;
+      if ((names[n] = strdup (de->d_name)) != NULL)
+        n++;
+    }
+  closedir (dh);
+  if (n > 0)
+    qsort (names, n, sizeof *names, cmp_strp);
+  for (size_t i = 0; i < n; i++)
+    {
+      char *buf = bwsh_policy_refuses_service (pol, names[i]) ? refused : allowed;
+      size_t size = buf == refused ? sizeof refused : sizeof allowed, len = strlen (buf);
+      snprintf (buf + len, size - len, "%s%s", len > 0 ? ", " : "", names[i]);
+      free (names[i]);
+    }
+  free (names);
+  bwsh_policy_free (defaults);
+  finding (d, LEVEL_NOTE, NULL, "pam: services in /etc/pam.d allowed for subjects (they run the login shell): %s",
+           allowed[0] != '\0' ? allowed : "(none)");
+  finding (d, LEVEL_NOTE, NULL,
+           "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): %s",
+           refused[0] != '\0' ? refused : "(none)");
+}
+
 static void
 check_pam (Doctor *d)
 {
@@ -605,6 +664,7 @@ check_pam (Doctor *d)
       if (strchr (s, '/') == NULL && s[0] != '.')
         check_pam_service (d, s, true);
     }
+  list_pam_services (d, dir);
 }
 
 /* ------------------------------------------------------------------ sshd */

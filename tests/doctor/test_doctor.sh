@@ -396,6 +396,16 @@ pam_cron_jobs_escape)
     "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to /etc/pam.d/cron"
   ;;
 
+pam_services_listed_allowed_or_refused)
+  # Every service of the host, and what pam_bwsh does with a subject there.
+  for s in systemd-user cockpit runuser-l; do
+    printf 'session include common-session\n' >"$root/etc/pam.d/$s"
+  done
+  run
+  expect_finding note "pam: services in /etc/pam.d allowed for subjects (they run the login shell): login, runuser-l, sshd, su, su-l"
+  expect_finding note "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): atd, cockpit, common-auth, common-session, common-session-noninteractive, cron, systemd-user"
+  ;;
+
 pam_fedora_include_substack)
   rm "$root/etc/pam.d/common-session"
   printf 'session required pam_unix.so\n-session optional pam_systemd.so\nsession [success=1 default=ignore] pam_succeed_if.so service in crond quiet use_uid\nsession required /usr/lib64/security/pam_bwsh.so\n' \

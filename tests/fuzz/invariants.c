@@ -117,6 +117,32 @@ expand (const BwshBindList *l, const char *home, Paths *ret)
   return true;
 }
 
+/* The protected set the plan must hold: the built-in one plus the policy's. */
+static bool
+expand_protected (const BwshBindList *l, const char *home, Paths *ret)
+{
+  Paths p;
+
+  if (!expand (l, home, &p))
+    return false;
+  char **v = realloc (p.v, (p.n + bwsh_n_protected_defaults + 1) * sizeof (char *));
+  if (v == NULL)
+    abort ();
+  p.v = v;
+  for (size_t i = 0; i < bwsh_n_protected_defaults; i++)
+    {
+      if (bwsh_path_expand (bwsh_protected_defaults[i].tmpl, home, &p.v[p.n]) < 0)
+        {
+          paths_clear (&p);
+          return false;
+        }
+      p.n++;
+    }
+  p.v[p.n] = NULL;
+  *ret = p;
+  return true;
+}
+
 static bool
 accepted (const BwshMount *m)
 {
@@ -292,6 +318,11 @@ check_protected (const BwshPlan *p, const Paths *protected_paths)
       if (first_rw < 0)
         continue;
       const BwshMount *last = &p->mounts[last_cover];
+      /* user_config_mode = "editable": the overlay's directory, bound onto
+       * itself, is the one deliberate exception. */
+      if (last->kind == BWSH_MOUNT_BIND && last->exact_source && strcmp (last->dest, path) == 0
+          && last->src != NULL && strcmp (last->src, path) == 0)
+        continue;
       if (last_cover <= first_rw || strcmp (last->dest, path) != 0
           || (last->kind != BWSH_MOUNT_RO_BIND && last->kind != BWSH_MOUNT_REMOUNT_RO))
         violation ("protected path %s lies under the read-write mount of %s and is not re-bound read-only after "
@@ -524,7 +555,7 @@ fuzz_check_plan (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   int r;
 
   ok_templates = expand (&pol->rw_ceilings, id->home, &ceilings)
-                 && expand (&pol->protected_paths, id->home, &protected_paths)
+                 && expand_protected (&pol->protected_paths, id->home, &protected_paths)
                  && bwsh_path_expand (pol->project_dir, id->home, &default_project) >= 0;
 
   r = bwsh_plan_build (id, pol, uc, fuzz_hostile_env, &p, &err);

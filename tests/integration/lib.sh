@@ -20,6 +20,10 @@
 #   it_add_user VAR        create one more such user; its name goes in $VAR and
 #                          its home in ${VAR}_HOME
 #   it_defer CMD...        run CMD at exit (before the user is removed), LIFO
+#   it_data_dir VAR        a fresh root-owned 0755 directory for bind sources
+#                          outside any home and outside /tmp (an overlay may
+#                          not bind /tmp: it holds host sockets), under
+#                          /srv; removed at exit; its path goes in $VAR
 #   it_skip_unless_bwrap   exit 77 when bwrap cannot run at all as the user;
 #                          with CI=true that is a failure (exit 1) instead
 #   it_run CMD             the real login path: `su - IT_USER -c CMD` (su runs
@@ -177,6 +181,15 @@ it_remove_user()
     sleep 0.3
   done
   [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
+}
+
+it_data_dir()
+{
+  local dir
+  dir=$(mktemp -d "${BWSH_IT_DATA_PARENT:-/srv}/bwsh-it-data.XXXXXX") || { it_log "cannot make a data dir"; exit 1; }
+  chmod 0755 "$dir"
+  it_defer rm -rf "$dir"
+  printf -v "$1" '%s' "$dir"
 }
 
 it_add_user()
@@ -391,4 +404,13 @@ it_assert_exists()
 it_assert_absent()
 {
   if [ -e "$1" ] || [ -L "$1" ]; then it_fail "$1 exists on the host"; fi
+}
+
+# Each FILE is absent or empty on the host: what a session wrote there
+# went nowhere (bwrap leaves an empty mount point for a file placeholder).
+it_assert_no_content()
+{
+  for f; do
+    [ ! -s "$f" ] || it_fail "$f has content on the host"
+  done
 }

@@ -5,7 +5,9 @@
 . "$(dirname "$0")/lib.sh"
 it_setup
 it_skip_unless_bwrap
-data=$IT_TMP/shared-data
+# Outside the home and outside /tmp, which an overlay may not bind.
+it_data_dir data_parent
+data=$data_parent/shared-data
 mkdir -p "$data"
 echo "reference" >"$data/ref.txt"
 chown -R "$IT_USER:" "$data"

@@ -15,9 +15,12 @@ it_assert_eq secret "$IT_OUT" "notes.txt with the default plan"
 
 it_check "with the home bind disabled the file is not visible"
 it_user_config "{\"preferences\":{\"sandboxBwrapMounts\":{\"disabledDefaultBinds\":[\"$IT_HOME/\"]}}}"
-it_run 'if [ -e ~/notes.txt ]; then echo visible; else echo hidden; fi; ls -a ~; test -e ~/.config/bwsh/config.json && echo config-visible'
-it_assert_rc 1
-it_assert_out_has hidden
-it_assert_out_lacks visible
+# user_config_mode = "editable" (the default): the overlay's directory alone
+# stays bound, so the user can still edit it.
+it_run 'if [ -e ~/notes.txt ]; then echo notes-visible; else echo notes-hidden; fi; ls -a ~; test -e ~/.config/bwsh/config.json && echo config-visible'
+it_assert_rc 0
+it_assert_out_has notes-hidden
+it_assert_out_has config-visible
+it_assert_out_lacks notes-visible
 it_assert_out_lacks notes.txt
 it_assert_err_lacks "bwsh: warning"

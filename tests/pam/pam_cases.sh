@@ -29,8 +29,8 @@ user_config_dir ()
 # overlay must come down to ("no additions").
 baseline_plan ()
 {
-  write_service base "policy=$CONF"
-  harness --expect PAM_SUCCESS "$T/pam" base "$U"
+  write_service login "policy=$CONF"
+  harness --expect PAM_SUCCESS "$T/pam" login "$U"
   BASELINE=$(plan_of)
   [ ${#BASELINE} -eq 64 ] || fail "no baseline plan"
 }
@@ -392,6 +392,41 @@ network = \"nowhere\";"
     "ok "*) echo "$res quoted messages checked" ;;
     *) sed 's/^/  real| /' "$T/real" >&2; fail "quoted but never said: $res" ;;
   esac
+  ;;
+
+services_allow_list)
+  # Only the services that run the login shell open a subject's session:
+  # any other would run the subject's programs without bwsh (systemd-user
+  # runs ~/.config/systemd/user units, cockpit a shell, samba and ftp
+  # daemons file access, display managers a desktop session).
+  make_user "$BWSH_BINDIR/bwsh"
+  subject_policy "$U" ""
+  for svc in sshd login su su-l runuser-l; do
+    write_service "$svc" "policy=$CONF"
+    harness --expect PAM_SUCCESS "$T/pam" "$svc" "$U"
+    [ "$RC" -eq 0 ] || fail "$svc: harness status $RC"
+    wait_log "session open user=\"$U\" service=\"$svc\" rhost=\"-\" tty=\"-\" outcome=accepted"
+  done
+  for svc in systemd-user cockpit samba vsftpd gdm-password sshd-custom; do
+    write_service "$svc" "policy=$CONF"
+    harness --expect PAM_SESSION_ERR "$T/pam" "$svc" "$U"
+    [ "$RC" -eq 0 ] || fail "$svc: harness status $RC"
+    assert_out "conv: error: bwsh: service $svc never runs the login shell; refused for sandboxed user $U"
+    wait_log "session refused for $U: service $svc never runs the login shell; refused for sandboxed user $U"
+    wait_log "session open user=\"$U\" service=\"$svc\" rhost=\"-\" tty=\"-\" outcome=refused"
+  done
+  # The policy names another service that runs the login shell ...
+  subject_policy "$U" 'allowed_services = ["sshd-custom"];'
+  write_service sshd-custom "policy=$CONF"
+  harness --expect PAM_SUCCESS "$T/pam" sshd-custom "$U"
+  [ "$RC" -eq 0 ] || fail "sshd-custom: harness status $RC"
+  # ... and refused_services still wins over both lists.
+  subject_policy "$U" 'allowed_services = ["sshd-custom"]; refused_services = ["sshd-custom", "su"];'
+  for svc in sshd-custom su; do
+    write_service "$svc" "policy=$CONF"
+    harness --expect PAM_SESSION_ERR "$T/pam" "$svc" "$U"
+    assert_out "conv: error: bwsh: service $svc never runs the login shell; refused for sandboxed user $U"
+  done
   ;;
 
 unknown_option_refused)

@@ -83,16 +83,16 @@ valgrind_pamtester)
   command -v pamtester >/dev/null || skip "pamtester is not installed"
   subject_with_overlay
   mkdir -m 0755 "$T/pam.d"
-  printf 'session required %s policy=%s\n' "$BWSH_PAM_MODULE" "$CONF" >"$T/pam.d/bwsh-test"
+  printf 'session required %s policy=%s\n' "$BWSH_PAM_MODULE" "$CONF" >"$T/pam.d/login"
   bind_pam_d "$T/pam.d"
   RC=0
-  $VALGRIND pamtester -v -I rhost=client.example -I tty=pts/3 bwsh-test "$SUBJECT" open_session close_session \
+  $VALGRIND pamtester -v -I rhost=client.example -I tty=pts/3 login "$SUBJECT" open_session close_session \
     >"$T/out" 2>&1 || RC=$?
   sed 's/^/  | /' "$T/out"
   [ "$RC" -ne 99 ] || fail "valgrind found errors under pamtester"
   [ "$RC" -eq 0 ] || fail "pamtester status $RC"
-  wait_log "session open user=\"$SUBJECT\" service=\"bwsh-test\" rhost=\"client.example\" tty=\"pts/3\" outcome=accepted"
-  wait_log "session close user=\"$SUBJECT\" service=\"bwsh-test\" rhost=\"client.example\" tty=\"pts/3\" outcome=closed"
+  wait_log "session open user=\"$SUBJECT\" service=\"login\" rhost=\"client.example\" tty=\"pts/3\" outcome=accepted"
+  wait_log "session close user=\"$SUBJECT\" service=\"login\" rhost=\"client.example\" tty=\"pts/3\" outcome=closed"
   wait_log "refusals=1"
   ;;
 
@@ -105,7 +105,7 @@ asan_pamtester)
   readelf -d "$BWSH_PAM_ASAN_MODULE" | grep -q 'NEEDED.*libasan' || fail "the module is not instrumented"
   subject_with_overlay
   mkdir -m 0755 "$T/pam.d"
-  printf 'session required %s policy=%s\n' "$BWSH_PAM_ASAN_MODULE" "$CONF" >"$T/pam.d/bwsh-test"
+  printf 'session required %s policy=%s\n' "$BWSH_PAM_ASAN_MODULE" "$CONF" >"$T/pam.d/login"
   printf 'session required %s policy=%s\n' "$BWSH_PAM_ASAN_MODULE" "$CONF" >"$T/pam.d/cron"
   bind_pam_d "$T/pam.d"
   asan ()
@@ -119,11 +119,11 @@ asan_pamtester)
       fail "a sanitizer reported an error ($*)"
     [ "$RC" -ne 98 ] || fail "a sanitizer reported an error ($*)"
   }
-  asan bwsh-test "$SUBJECT" open_session close_session
+  asan login "$SUBJECT" open_session close_session
   [ "$RC" -eq 0 ] || fail "pamtester status $RC"
-  wait_log "session open user=\"$SUBJECT\" service=\"bwsh-test\""
+  wait_log "session open user=\"$SUBJECT\" service=\"login\""
   ln -sf /etc/shadow "$T/home/$SUBJECT/.config/bwsh/config.json"
-  asan bwsh-test "$SUBJECT" open_session close_session
+  asan login "$SUBJECT" open_session close_session
   [ "$RC" -eq 0 ] || fail "pamtester status $RC"
   asan cron "$SUBJECT" open_session
   [ "$RC" -ne 0 ] || fail "pamtester opened a cron session for a subject"

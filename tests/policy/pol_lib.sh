@@ -46,6 +46,13 @@ pol_setup()
 {
   it_setup
   it_skip_unless_bwrap
+  pol_init
+}
+
+# The policy half of pol_setup, for suites that set up the user their own
+# way (tests/overlay: ssh_prepare).
+pol_init()
+{
   POL=$IT_PREFIX/etc/bwsh/bwsh.conf
   POL_DIR=${POL%/*}
   BWSHCTL=$IT_PREFIX/bin/bwshctl

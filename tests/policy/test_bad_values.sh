@@ -147,6 +147,14 @@ case $setting in
     bad 'refused_services = [ ".hidden" ];' '"refused_services": ".hidden" is not a PAM service name'
     bad 'refused_services = "cron";' '"refused_services" must be a list of PAM service names, not a string'
     ;;
+  allowed_services)
+    bad 'allowed_services = [ "../sshd" ];' '"allowed_services": "../sshd" is not a PAM service name'
+    bad 'allowed_services = "sshd";' '"allowed_services" must be a list of PAM service names, not a string'
+    ;;
+  user_config_mode)
+    bad 'user_config_mode = "writable";' '"user_config_mode" must be "editable", "readonly", or "off"'
+    bad 'user_config_mode = true;' '"user_config_mode" must be "editable", "readonly", or "off"'
+    ;;
   landlock)
     bad 'landlock = { mode = "strict"; };' '"landlock.mode" must be "best_effort", "required", or "off"'
     bad 'landlock = { scope_signal = 1; };' '"landlock.scope_signal" must be true or false, not an integer'

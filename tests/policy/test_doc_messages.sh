@@ -85,10 +85,10 @@ IT_RC=0; timeout 60 setpriv --reuid="$uid" --regid="$uid" --clear-groups "$BWSH"
 sed -i "s|uid $uid\$|uid 1234|" "$IT_TMP/err"; collect
 # bwrap missing: hidden in a private mount namespace (network = "none":
 # the tmpfs over bwrap's directory would hide pasta too, and bwsh looks for
-# pasta first).
-fresh; pol_write 'network = "none";'; cp /usr/bin/setpriv "$IT_TMP/setpriv"
-IT_RC=0; timeout 60 unshare -m --propagation private sh -c 'mount -t tmpfs -o mode=0755 none "$(dirname "$1")" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
-  sh "$(command -v bwrap)" "$IT_TMP/setpriv" "$IT_UID" "$IT_GID" "$BWSH" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+# pasta first); the policy's shell stays in place (bwsh checks it first).
+fresh; pol_write 'network = "none";'; cp /usr/bin/setpriv "$IT_TMP/setpriv"; cp "$(readlink -f /bin/bash)" "$IT_TMP/bash"; cp "$(command -v cp)" "$IT_TMP/cp"
+IT_RC=0; timeout 60 unshare -m --propagation private sh -c 'd=$(dirname "$1"); mount -t tmpfs -o mode=0755 none "$d" && "$7" "$6" "$d/bash" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
+  sh "$(command -v bwrap)" "$IT_TMP/setpriv" "$IT_UID" "$IT_GID" "$BWSH" "$IT_TMP/bash" "$IT_TMP/cp" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 sed -i "s|$(command -v bwrap)|/usr/bin/bwrap|" "$IT_TMP/err"; collect
 # setuid: a real uid that is not the effective one.
 fresh; IT_RC=0
@@ -124,6 +124,16 @@ run_bwsh -- -c true
 fresh; it_user_config '{
   "preferences": {'
 run_bwsh -- -c true
+# The overlay's source rules, the protected set, a destination nobody can
+# make (issue 13), and a policy shell that is not installed.
+fresh; it_user_config '{ "preferences": { "sandboxBwrapMounts": {
+  "additionalROBinds": [
+    "/run/user/1000",
+    { "src": "'"$H"'/project", "dst": "/usr/data" } ],
+  "additionalBinds": [
+      "'"$H"'/.config/systemd" ] } } }'
+run_bwsh -- -c true
+fresh; pol_write "$(printf '#\n#\nshell = "/bin/bwsh-doc-no-such-shell";')"; run_bwsh -- -c true
 fresh; it_user_config '{}'; it_as_user chmod 0666 "$H/.config/bwsh/config.json"; run_bwsh -- -c true
 fresh; it_user_config '{}'; it_as_user mv "$H/.config/bwsh/config.json" "$H/.config/bwsh/real.json"
 it_as_user ln -s real.json "$H/.config/bwsh/config.json"; run_bwsh -- -c true

@@ -245,11 +245,13 @@ row setting_hostname 'hostname = "recbox";' "" "--hostname${NL}recbox" ""
 row setting_max_mounts 'max_mounts = 1;' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }" \
   "" "$H/rw"
-printf '%s\n' "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
+# A source in the home (an overlay never binds /tmp), shown under /srv.
+it_as_user mkdir -p "$H/forced"
+printf '%s\n' "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$H/forced\", \"dst\": \"/srv/forced\" } ] } } }" \
   >"$IT_TMP/overlay2.json"
 chmod 0644 "$IT_TMP/overlay2.json"
 it_as_user cp "$IT_TMP/overlay2.json" "$H/.bwsh-overlay.json"
-row setting_user_config 'user_config = "~/.bwsh-overlay.json";' "" "$IT_TMP/forced" ""
+row setting_user_config 'user_config = "~/.bwsh-overlay.json";' "" "/srv/forced" ""
 
 # Each network mode that exists: one line per mode.
 row network_shared 'network = "shared";' "" "" "--unshare-net"

@@ -109,18 +109,19 @@ case $attack in
     ;;
   exceed_mount_limit)
     list=
+    # Sources in the home (an overlay never binds /tmp), shown elsewhere.
     for i in 1 2 3 4 5; do
-      user_dir "$IT_TMP/m$i"
-      list="$list${list:+, }\"$IT_TMP/m$i\""
+      user_dir "$H/m$i"
+      list="$list${list:+, }{ \"src\": \"$H/m$i\", \"dst\": \"/mnt/m$i\" }"
     done
     mounts additionalROBinds "[ $list ]"
     pol_write ''
     base=$(pol_base_mounts)
     max=$((base + 2))
     POLICY="max_mounts = $max;"
-    CHECK="for i in 1 2 3 4 5; do test -d '$IT_TMP'/m\$i && echo -n \$i; done; echo"
+    CHECK="for i in 1 2 3 4 5; do test -d /mnt/m\$i && echo -n \$i; done; echo"
     EXPECT=12
-    WARNING="$IT_TMP/m5: the policy's limit of $max mounts is reached"
+    WARNING="/mnt/m5: the policy's limit of $max mounts is reached"
     ;;
   *)
     it_fail "unknown attack $attack"

@@ -303,38 +303,39 @@ other-refused"
     ;;
 
   ro_ceilings)
-    user_dir "$IT_TMP/ro-ok" "$IT_TMP/ro-ok/data" "$IT_TMP/ro-no"
-    as_user_file "$IT_TMP/ro-ok/data/f" data-ok
-    as_user_file "$IT_TMP/ro-no/f" no-ok
-    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/ro-ok/data\", \"$IT_TMP/ro-no\" ] } } }"
+    # Sources in the home (an overlay never binds /tmp), shown under /mnt.
+    user_dir "$H/ro-ok" "$H/ro-ok/data" "$H/ro-no"
+    as_user_file "$H/ro-ok/data/f" data-ok
+    as_user_file "$H/ro-no/f" no-ok
+    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$H/ro-ok/data\", \"dst\": \"/mnt/data\" }, { \"src\": \"$H/ro-no\", \"dst\": \"/mnt/no\" } ] } } }"
     it_check "shipped ([ ]): both read-only binds are accepted"
-    pol_session "cat '$IT_TMP/ro-ok/data/f' '$IT_TMP/ro-no/f'"
+    pol_session "cat /mnt/data/f /mnt/no/f"
     pol_assert_ran
     out_is "data-ok
 no-ok"
-    it_check "ro_ceilings = [ \"$IT_TMP/ro-ok\" ]: only the bind under it"
-    pol_write "ro_ceilings = [ \"$IT_TMP/ro-ok\" ];"
-    pol_session "cat '$IT_TMP/ro-ok/data/f'; test -e '$IT_TMP/ro-no/f' || echo no-absent"
+    it_check 'ro_ceilings = [ "~/ro-ok" ]: only the bind under it'
+    pol_write 'ro_ceilings = [ "~/ro-ok" ];'
+    pol_session "cat /mnt/data/f; test -e /mnt/no/f || echo no-absent"
     pol_assert_ran
     out_is "data-ok
 no-absent"
     it_assert_err_has "bwsh: warning: $H/.config/bwsh/config.json"
-    it_assert_err_has "$IT_TMP/ro-no: read-only binds are only allowed under the policy's read-only ceilings"
+    it_assert_err_has "$H/ro-no: read-only binds are only allowed under the policy's read-only ceilings"
     ;;
 
   protected)
     user_dir "$H/notes"
     # The whole home read-write: a protected path below it stays read-only.
     it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H\" ] } } }"
-    it_check "shipped: ~/notes is writable under a read-write home"
-    pol_session 'touch "$HOME/notes/n" && echo notes-ok; touch "$HOME/.config/bwsh/x" || echo config-protected'
+    it_check "shipped: ~/notes is writable under a read-write home, the built-in protected set is not"
+    pol_session 'touch "$HOME/notes/n" && echo notes-ok; mkdir -p "$HOME/.config/systemd/user" || echo systemd-protected'
     pol_assert_ran
     out_is "notes-ok
-config-protected"
-    it_assert_absent "$H/.config/bwsh/x"
+systemd-protected"
+    it_assert_absent "$H/.config/systemd/user"
     rm -f "$H/notes/n"
-    it_check 'protected = [ "~/notes", ... ]: ~/notes is read-only, the rest of home is not'
-    pol_write 'protected = [ "~/.config/bwsh", "~/.ssh", "~/.pam_environment", "~/notes" ];'
+    it_check 'protected = [ "~/notes" ]: ~/notes is read-only, the rest of home is not'
+    pol_write 'protected = [ "~/notes" ];'
     pol_session 'touch "$HOME/free" && echo free-ok; touch "$HOME/notes/n" || echo notes-protected'
     pol_assert_ran
     out_is "free-ok
@@ -491,13 +492,14 @@ polbox"
     ;;
 
   max_mounts)
+    # Sources in the home (an overlay never binds /tmp), shown under /mnt.
     for i in 1 2 3; do
-      user_dir "$IT_TMP/m$i"
-      as_user_file "$IT_TMP/m$i/f" "m$i"
+      user_dir "$H/m$i"
+      as_user_file "$H/m$i/f" "m$i"
     done
-    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/m1\", \"$IT_TMP/m2\", \"$IT_TMP/m3\" ] } } }"
+    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$H/m1\", \"dst\": \"/mnt/m1\" }, { \"src\": \"$H/m2\", \"dst\": \"/mnt/m2\" }, { \"src\": \"$H/m3\", \"dst\": \"/mnt/m3\" } ] } } }"
     it_check "shipped (256): all three user binds"
-    pol_session "cat '$IT_TMP/m1/f' '$IT_TMP/m2/f' '$IT_TMP/m3/f'"
+    pol_session "cat /mnt/m1/f /mnt/m2/f /mnt/m3/f"
     pol_assert_ran
     out_is "m1
 m2
@@ -506,13 +508,13 @@ m3"
     max=$((base + 1))
     it_check "max_mounts = $max (the $base of the base plan + 1): one user bind, two refused"
     pol_write "max_mounts = $max;"
-    pol_session "cat '$IT_TMP/m1/f'; test -e '$IT_TMP/m2/f' || echo no-m2; test -e '$IT_TMP/m3/f' || echo no-m3"
+    pol_session "cat /mnt/m1/f; test -e /mnt/m2/f || echo no-m2; test -e /mnt/m3/f || echo no-m3"
     pol_assert_ran
     out_is "m1
 no-m2
 no-m3"
-    it_assert_err_has "$IT_TMP/m2: the policy's limit of $max mounts is reached"
-    it_assert_err_has "$IT_TMP/m3: the policy's limit of $max mounts is reached"
+    it_assert_err_has "/mnt/m2: the policy's limit of $max mounts is reached"
+    it_assert_err_has "/mnt/m3: the policy's limit of $max mounts is reached"
     ;;
 
   *)

@@ -175,37 +175,45 @@ case_protected_paths_unwritable_under_rw_home()
 {
   rw_home_config
   it_as_user mkdir -m 700 "$IT_HOME/.ssh"
-  it_as_user sh -c "echo orig >'$IT_HOME/.ssh/authorized_keys' && echo orig >'$IT_HOME/.pam_environment'"
+  it_as_user mkdir -p "$IT_HOME/.config/systemd/user"
+  it_as_user sh -c "echo orig >'$IT_HOME/.ssh/authorized_keys' && echo orig >'$IT_HOME/.pam_environment' && echo orig >'$IT_HOME/.config/systemd/user/a.service'"
 
-  it_check "with \$HOME read-write, ~/.ssh, ~/.config/bwsh and ~/.pam_environment stay read-only"
+  it_check "with \$HOME read-write, ~/.ssh, ~/.config/systemd and ~/.pam_environment stay read-only"
   probe_lines <<EOF
 control create ~/bwsh-sec-rw
 ssh_keys create ~/.ssh/authorized_keys
 ssh_new create ~/.ssh/bwsh-sec-new
 ssh_chmod chmod ~/.ssh/authorized_keys
-config create ~/.config/bwsh/config.json
-config_new create ~/.config/bwsh/bwsh-sec-new
-config_mkdir mkdir ~/.config/bwsh/sub
+unit create ~/.config/systemd/user/a.service
+unit_new create ~/.config/systemd/user/bwsh-sec-new.service
+unit_mkdir mkdir ~/.config/systemd/user/default.target.wants
 pam_env create ~/.pam_environment
 ssh_rename rename ~/.ssh ~/bwsh-sec-ssh
-config_rename rename ~/.config/bwsh ~/bwsh-sec-config
+unit_rename rename ~/.config/systemd ~/bwsh-sec-systemd
 pam_env_rename rename ~/.pam_environment ~/bwsh-sec-pam
+overlay create ~/.config/bwsh/bwsh-sec-new
+overlay_rename rename ~/.config/bwsh ~/bwsh-sec-config
 EOF
   sec_assert_line "control=OK"
-  for l in ssh_keys ssh_new ssh_chmod config config_new config_mkdir pam_env; do
+  for l in ssh_keys ssh_new ssh_chmod unit unit_new unit_mkdir pam_env; do
     sec_assert_line "$l=EROFS"
   done
   # A mount point cannot be renamed away: EBUSY, or EXDEV where the
   # target lies on another mount.
-  for l in ssh_rename config_rename pam_env_rename; do
+  for l in ssh_rename unit_rename pam_env_rename overlay_rename; do
     grep -qxE "$l=(EBUSY|EXDEV)" <<<"$IT_OUT" || { it_fail "$l: not refused with EBUSY or EXDEV"; it_show; }
   done
+  # user_config_mode = "editable" (the default): the overlay's directory is
+  # the one deliberate exception, writable at its own place only.
+  sec_assert_line "overlay=OK"
   it_assert_exists "$IT_HOME/bwsh-sec-rw"
   it_assert_eq orig "$(cat "$IT_HOME/.ssh/authorized_keys")" "host ~/.ssh/authorized_keys"
   it_assert_eq orig "$(cat "$IT_HOME/.pam_environment")" "host ~/.pam_environment"
+  it_assert_eq orig "$(cat "$IT_HOME/.config/systemd/user/a.service")" "host unit file"
   it_assert_absent "$IT_HOME/.ssh/bwsh-sec-new"
-  it_assert_absent "$IT_HOME/.config/bwsh/bwsh-sec-new"
-  cmp -s "$IT_TMP/config.orig" "$IT_HOME/.config/bwsh/config.json" || it_fail "the user config changed on the host"
+  it_assert_absent "$IT_HOME/.config/systemd/user/bwsh-sec-new.service"
+  it_assert_absent "$IT_HOME/.config/systemd/user/default.target.wants"
+  it_assert_exists "$IT_HOME/.config/bwsh/bwsh-sec-new"
 }
 
 case_missing_ssh_dir_not_creatable_under_rw_home()
@@ -217,18 +225,26 @@ control create ~/bwsh-sec-rw
 ssh_keys create ~/.ssh/authorized_keys
 ssh_dir mkdir ~/.ssh/sub
 ssh_rename rename ~/.ssh ~/bwsh-sec-ssh
-pam_env create ~/.pam_environment/x
+unit_dir mkdir ~/.config/systemd
+unit_file create ~/.local/share/systemd/user/x.service
+pam_env create ~/.pam_environment
+bashrc create ~/.bashrc
 EOF
   sec_assert_line "control=OK"
   sec_assert_line "ssh_keys=EROFS"
   sec_assert_line "ssh_dir=EROFS"
   sec_assert_line "ssh_rename=EBUSY"
-  sec_assert_line "pam_env=EROFS"
+  # A missing directory is an empty read-only tmpfs ...
+  grep -qxE "unit_dir=(EEXIST|EROFS)" <<<"$IT_OUT" || { it_fail "unit_dir: ~/.config/systemd could be made"; it_show; }
+  grep -qxE "unit_file=(ENOENT|EROFS)" <<<"$IT_OUT" || { it_fail "unit_file: a user unit could be made"; it_show; }
+  # ... a missing file a read-only bind of /dev/null: what is written there
+  # goes nowhere, and the host keeps an empty file (bwrap's mount point).
   it_assert_exists "$IT_HOME/bwsh-sec-rw"
   it_assert_absent "$IT_HOME/.ssh/authorized_keys"
   it_assert_absent "$IT_HOME/.ssh/sub"
   it_assert_absent "$IT_HOME/bwsh-sec-ssh"
-  if [ -f "$IT_HOME/.pam_environment" ]; then it_fail "a ~/.pam_environment file appeared on the host"; fi
+  it_assert_absent "$IT_HOME/.local/share/systemd/user/x.service"
+  it_assert_no_content "$IT_HOME/.pam_environment" "$IT_HOME/.bashrc"
 
   it_check "and a second session cannot either"
   probe_lines <<EOF
@@ -241,16 +257,16 @@ EOF
 case_protected_parent_rename_cannot_replace_config()
 {
   rw_home_config
-  # ~/.config/bwsh is a read-only mount point, but its parent ~/.config is an
-  # ordinary directory of the read-write $HOME: renaming it carries the mount
-  # away, and a fresh ~/.config/bwsh/config.json would then rule the next
-  # session.  The sandbox must not be able to rewrite its own rules.
-  it_check "renaming a parent of the config dir cannot make room for a new config"
-  it_run "mv ~/.config ~/bwsh-sec-config; echo mv=\$?; mkdir -p ~/.config/bwsh && echo '{}' >~/.config/bwsh/config.json; echo write=\$?"
+  # ~/.config/systemd is a read-only mount point, but its parent ~/.config
+  # is an ordinary directory of the read-write $HOME: renaming it would carry
+  # the mount away, and a fresh ~/.config/systemd/user unit would then run
+  # outside at the next start of the user manager.
+  it_as_user mkdir -p "$IT_HOME/.config/systemd/user"
+  it_check "renaming a parent of a protected dir cannot make room for a new one"
+  it_run "mv ~/.config ~/bwsh-sec-config; echo mv=\$?; mkdir -p ~/.config/systemd/user && echo '[Unit]' >~/.config/systemd/user/x.service; echo write=\$?"
   it_assert_out_lacks "write=0"
   it_assert_absent "$IT_HOME/bwsh-sec-config"
-  cmp -s "$IT_TMP/config.orig" "$IT_HOME/.config/bwsh/config.json" \
-    || it_fail "the user config on the host was replaced: $(cat "$IT_HOME/.config/bwsh/config.json" 2>&1)"
+  it_assert_absent "$IT_HOME/.config/systemd/user/x.service"
 }
 
 case_bind_option_in_command_stays_argument()

@@ -35,7 +35,10 @@ case_setuid_root_binary_gains_nothing()
 {
   # sudo is not always installed; a setuid-root copy of id(1) is the same
   # thing without the configuration: whoever runs it gets euid 0.
-  local dir=$IT_TMP/suid
+  local dir parent
+  # Outside /tmp, which an overlay may not bind.
+  it_data_dir parent
+  dir=$parent/suid
   mkdir -m 0755 "$dir"
   install -o root -g root -m 4755 "$(command -v id)" "$dir/id"
 

@@ -32,7 +32,8 @@
 #   ssh_in_ns CMD...       CMD... in the current sshd's mount namespace, as root
 #   ssh_mark               start a confinement window (a timestamp marker)
 #   ssh_assert_confined    since ssh_mark, on the host: nothing in $HOME
-#                          changed outside the project dir, and no file owned
+#                          changed outside the project dir and the editable
+#                          overlay's ~/.config/bwsh, and no file owned
 #                          by the user appeared in /tmp, /var/tmp, /dev/shm,
 #                          /run/lock, /var/spool or /var/mail
 #   ssh_assert_no_user_processes   no process of the user is left (waits 5 s)
@@ -95,6 +96,8 @@ ssh_prepare()
   chown -R "$IT_USER:" "$IT_HOME/.ssh"
   mkdir -m 700 "$IT_HOME/project"
   chown "$IT_USER:" "$IT_HOME/project"
+  # What the first login makes for the editable overlay (user_config_mode).
+  it_as_user mkdir -p "$IT_HOME/.config/bwsh"
   IT_GROUP=$(id -gn "$IT_USER")
 
   SSH_POLICY=$IT_TMP/policy.conf
@@ -228,7 +231,9 @@ ssh_mark()
 ssh_assert_confined()
 {
   local found
-  found=$(find "$IT_HOME" -path "$IT_HOME/project" -prune -o -newer "$IT_TMP/mark" -print 2>/dev/null)
+  # The overlay's directory is writable inside by design (user_config_mode).
+  found=$(find "$IT_HOME" -path "$IT_HOME/project" -prune -o -path "$IT_HOME/.config/bwsh" -prune \
+    -o -newer "$IT_TMP/mark" -print 2>/dev/null)
   [ -z "$found" ] || it_fail "written outside the project dir, in the home: $found"
   found=$(find /tmp /var/tmp /dev/shm /run/lock /var/spool /var/mail -xdev \
     -path "$IT_ROOT" -prune -o -path "$IT_TMP" -prune -o -user "$IT_UID" -print 2>/dev/null)

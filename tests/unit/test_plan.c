@@ -24,7 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -83,6 +86,15 @@ setup (void **state)
   /* The rules below are about binds around a read-only $HOME; the state
    * layer over it (the default) has tests of its own. */
   f->pol->state_mode = BWSH_STATE_NONE;
+  /* The outside directory lies in /tmp, where an overlay may bind nothing
+   * unless the policy grants it: a ceiling there does (and "/" keeps every
+   * other source allowed, as with no ceilings at all). */
+  {
+    const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+    if (bwsh_bind_list_add (&f->pol->ro_ceilings, "/", NULL, &from) < 0
+        || bwsh_bind_list_add (&f->pol->ro_ceilings, f->outside, NULL, &from) < 0)
+      return -1;
+  }
   *state = f;
   return 0;
 }
@@ -541,6 +553,29 @@ static const EntryCase entry_cases[] = {
     BWSH_VERDICT_ACCEPTED, NULL, NULL },
   { "ro bind of ~/.ssh", MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/.ssh\", \"dst\": \"/mnt/ssh\"}]"),
     "/mnt/ssh", BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  /* host IPC and other users' data: never an overlay source (issue 13) */
+#define IPC_CASE(name, src) \
+  { name, MOUNTS ("\"additionalROBinds\": [\"" src "\"]"), src, BWSH_VERDICT_REFUSED, src, "holds host IPC" }
+  IPC_CASE ("ro bind of /run/user/1000 (the D-Bus session bus)", "/run/user/1000"),
+  IPC_CASE ("ro bind of /run", "/run"),
+  IPC_CASE ("ro bind of /var/run/dbus", "/var/run/dbus"),
+  IPC_CASE ("ro bind of /tmp/.X11-unix", "/tmp/.X11-unix"),
+  IPC_CASE ("ro bind of /var/tmp", "/var/tmp"),
+  IPC_CASE ("ro bind of /var/spool/cron", "/var/spool/cron"),
+  IPC_CASE ("ro bind of /var/mail", "/var/mail"),
+  IPC_CASE ("ro bind of /var/log", "/var/log"),
+  IPC_CASE ("ro bind of /root", "/root"),
+  IPC_CASE ("ro bind of another user's home", "/home/other"),
+  IPC_CASE ("ro bind of /home", "/home"),
+  IPC_CASE ("ro bind beside the home (its parent)", "/tmp"),
+  { "ro bind of /run at another destination", MOUNTS ("\"additionalROBinds\": [{\"src\": \"/run\", \"dst\": \"@H/project/r\"}]"),
+    "@H/project/r", BWSH_VERDICT_REFUSED, "/run", "holds host IPC" },
+  { "ro bind of /run, spelled //run/./user/", MOUNTS ("\"additionalROBinds\": [\"//run/./user/\"]"),
+    "/run/user", BWSH_VERDICT_REFUSED, "/run/user", "holds host IPC" },
+  { "ro bind of /runx is not /run", MOUNTS ("\"additionalROBinds\": [\"/runx\"]"), "/runx", BWSH_VERDICT_ACCEPTED,
+    NULL, NULL },
+  { "ro bind of the policy's directory", MOUNTS ("\"additionalROBinds\": [\"" BWSH_SYSCONFDIR "\"]"),
+    BWSH_SYSCONFDIR, BWSH_VERDICT_REFUSED, BWSH_SYSCONFDIR, "holds the sandbox policy" },
 };
 
 static void
@@ -635,6 +670,10 @@ static const ResolveCase resolve_cases[] = {
     "/nonexistent/bwsh/x", BWSH_VERDICT_SKIPPED, "does not exist", NULL },
   { "dangling symlink skipped", "dangling", "@H/nowhere", MOUNTS ("\"additionalROBinds\": [\"@H/dangling\"]"),
     "@H/dangling", BWSH_VERDICT_SKIPPED, "does not exist", NULL },
+  { "ro symlink under home to /run", "to-run", "/run", MOUNTS ("\"additionalROBinds\": [\"@H/to-run\"]"),
+    "@H/to-run", BWSH_VERDICT_REFUSED, "resolves to /run: holds host IPC", NULL },
+  { "ro path through a symlink to /var", "to-var", "/var", MOUNTS ("\"additionalROBinds\": [\"@H/to-var/log\"]"),
+    "@H/to-var/log", BWSH_VERDICT_REFUSED, "resolves to /var/log: holds host IPC", NULL },
   { "existing source accepted", NULL, NULL,
     MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/realdir\", \"dst\": \"/mnt/realdir\"}]"), "/mnt/realdir",
     BWSH_VERDICT_ACCEPTED, NULL, "@H/realdir" },
@@ -702,6 +741,188 @@ test_rules_apply_again_after_resolving_symlinks (void **state)
       free (l);
       free (dest);
     }
+}
+
+/* A socket, FIFO or device node is refused as an overlay source, checked
+ * on the opened fd: a read-only bind never stops connect(). */
+static void
+test_socket_fifo_device_sources_refused (void **state)
+{
+  static const struct
+  {
+    const char *rel;
+    const char *reason;
+  } cases[] = {
+    { "sock", "is a socket; an overlay may not bind it" },
+    { "fifo", "is a FIFO; an overlay may not bind it" },
+    { "null", "is a device node; an overlay may not bind it" },
+  };
+  Fx *f = *state;
+  struct sockaddr_un sa = { .sun_family = AF_UNIX };
+  char *path;
+  int fd;
+
+  path = hp (f, "sock");
+  assert_true (strlen (path) < sizeof sa.sun_path);
+  strcpy (sa.sun_path, path);
+  fd = socket (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  assert_true (fd >= 0);
+  assert_int_equal (bind (fd, (struct sockaddr *) &sa, sizeof sa), 0);
+  free (path);
+  path = hp (f, "fifo");
+  assert_int_equal (mkfifo (path, 0600), 0);
+  free (path);
+  path = hp (f, "null");
+  if (mknod (path, S_IFCHR | 0600, makedev (1, 3)) < 0)
+    print_message ("mknod: %s (not root?): device case skipped\n", strerror (errno));
+  free (path);
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char json[PATH_MAX * 2];
+      BwshPlan *p;
+      BwshMount *m;
+      char *src = hp (f, cases[i].rel);
+
+      if (access (src, F_OK) < 0)
+        {
+          free (src);
+          continue;
+        }
+      snprintf (json, sizeof json, MOUNTS ("\"additionalROBinds\": [{\"src\": \"%s\", \"dst\": \"/mnt/x\"}]"), src);
+      p = build_json (f, json);
+      m = must (find (p, "/mnt/x", BWSH_MOUNT_RO_BIND));
+      assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+      resolve (p);
+      assert_int_equal (m->verdict, BWSH_VERDICT_REFUSED);
+      assert_int_equal (m->fd, -1);
+      expect_single_warning (p, src, cases[i].reason);
+      bwsh_plan_free (p);
+      free (src);
+    }
+  close (fd);
+}
+
+/* An RO bind to ~/new-dir inside the read-only home: bwrap cannot make the
+ * mount point, so the run mode creates it as the user; explain and check
+ * only say so; where nobody can create it (under /usr) the entry is
+ * skipped with a warning, and the rest of the plan stays. */
+static void
+test_destination_prepared_or_skipped (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p;
+  BwshMount *m;
+  char *want = hp (f, "new-dir"), *file_dst = hp (f, "new-file");
+  char json[PATH_MAX * 4];
+  struct stat st;
+
+  mkdirs (f, "data");
+  snprintf (json, sizeof json,
+            MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/data\", \"dst\": \"@H/new-dir\"}, "
+                    "{\"src\": \"/etc/hostname\", \"dst\": \"@H/new-file\"}, "
+                    "{\"src\": \"@H/data\", \"dst\": \"/usr/bwsh-no-such-dir\"}]"));
+
+  /* explain/check: nothing is created, each entry says what login does */
+  p = build_json (f, json);
+  {
+    BwshError err = { 0 };
+    assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
+  }
+  assert_int_equal (access (want, F_OK), -1);
+  m = must (find (p, want, BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  m = must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (p->n_refused, 0);
+  assert_int_equal (p->diag.n, 3);
+  {
+    size_t said = 0;
+    for (size_t i = 0; i < p->diag.n; i++)
+      said += strstr (p->diag.lines[i], "mount point does not exist yet; bwsh creates it at login") != NULL;
+    assert_int_equal (said, 2);
+  }
+  bwsh_plan_free (p);
+
+  /* run: the mount points exist afterwards, a directory and a file */
+  p = build_json (f, json);
+  resolve (p);
+  assert_int_equal (lstat (want, &st), 0);
+  assert_true (S_ISDIR (st.st_mode));
+  assert_int_equal (lstat (file_dst, &st), 0);
+  assert_true (S_ISREG (st.st_mode));
+  assert_int_equal (must (find (p, want, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  m = must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  expect_single_warning (p, "/usr/bwsh-no-such-dir",
+                         "destination cannot be made: /usr is read-only inside the sandbox (skipped)");
+  bwsh_plan_free (p);
+
+  /* strict: the same entry refuses the session */
+  f->pol->strict = true;
+  p = build_json (f, json);
+  {
+    BwshError err = { 0 };
+    assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err), -EPERM);
+  }
+  f->pol->strict = false;
+  bwsh_plan_free (p);
+  assert_int_equal (unit_rm_rf (want), 0);
+  assert_int_equal (unlink (file_dst), 0);
+
+  /* state = "tmpfs": a mount point on the state is bwrap's to make, so
+   * nothing is said or created; one below an entry of the real home (a
+   * read-only bind) is still made as the user, and reported */
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  {
+    char *below = hp (f, "data/new-sub");
+    BwshError err = { 0 };
+
+    snprintf (json, sizeof json,
+              MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/new-dir\"}, "
+                      "{\"src\": \"/etc\", \"dst\": \"@H/data/new-sub\"}]"));
+    p = build_json (f, json);
+    assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
+    expect_single_warning (p, below, "mount point does not exist yet; bwsh creates it at login");
+    bwsh_plan_free (p);
+    p = build_json (f, json);
+    resolve (p);
+    assert_int_equal (access (want, F_OK), -1);
+    assert_int_equal (lstat (below, &st), 0);
+    assert_true (S_ISDIR (st.st_mode));
+    assert_int_equal (must (find (p, want, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    assert_int_equal (must (find (p, below, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    bwsh_plan_free (p);
+    free (below);
+  }
+  f->pol->state_mode = BWSH_STATE_NONE;
+  free (want);
+  free (file_dst);
+}
+
+/* A policy shell that does not exist fails at resolve, with the policy's
+ * file and line, before bwrap could fail after an accepted login. */
+static void
+test_missing_shell_named_with_policy_line (void **state)
+{
+  Fx *f = *state;
+  BwshPolicy *pol = NULL;
+  BwshPlan *p = NULL;
+  BwshError err = { 0 };
+  char *msg;
+
+  assert_int_equal (bwsh_policy_new_defaults (&pol), 0);
+  assert_int_equal (bwsh_policy_parse_buffer (pol, "# a comment\nshell = \"/bin/bwsh-no-such-shell\";\n",
+                                              "/etc/bwsh/test.conf", NULL, f->id, &err),
+                    0);
+  assert_int_equal (bwsh_plan_build (f->id, pol, NULL, NULL, &p, &err), 0);
+  assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_CREATE, &err), -ENOENT);
+  msg = bwsh_error_to_string (&err);
+  assert_string_equal (msg, "/etc/bwsh/test.conf:2: the shell /bin/bwsh-no-such-shell cannot be run: "
+                            "No such file or directory");
+  free (msg);
+  bwsh_plan_free (p);
+  bwsh_policy_free (pol);
 }
 
 /* ---------------------------------------------------------- disabling */
@@ -890,12 +1111,10 @@ test_same_destination_higher_origin_wins (void **state)
 static void
 assert_protected_never_writable (const Fx *f, const BwshPlan *p)
 {
-  static const char *const rel[] = { ".config/bwsh", ".ssh", ".pam_environment" };
-
-  for (size_t r = 0; r < 3; r++)
+  for (size_t r = 0; r < bwsh_n_protected_defaults; r++)
     for (int resolved = 0; resolved < 2; resolved++)
       {
-        char *prot = hp (f, rel[r]);
+        char *prot = hp (f, bwsh_protected_defaults[r].tmpl + 2);
         char *real = resolved ? realpath (prot, NULL) : NULL;
         const char *P = resolved ? real : prot;
 
@@ -915,13 +1134,18 @@ assert_protected_never_writable (const Fx *f, const BwshPlan *p)
               continue;
             if (!bwsh_path_has_prefix (P, m->src))
               continue;
+            /* user_config_mode = "editable": the overlay's directory, at its
+             * own place only, is the one deliberate exception. */
+            if (m->exact_source && strcmp (m->src, P) == 0 && strcmp (m->dest, P) == 0)
+              continue;
             sl = strcmp (m->src, "/") == 0 ? 0 : strlen (m->src);
             assert_true (asprintf (&spot, "%s%s", strcmp (m->dest, "/") == 0 ? "" : m->dest, P + sl) > 0);
             for (size_t j = i + 1; j < p->n_mounts; j++)
               {
                 const BwshMount *q = &p->mounts[j];
                 if (q->verdict == BWSH_VERDICT_ACCEPTED
-                    && (q->kind == BWSH_MOUNT_RO_BIND || q->kind == BWSH_MOUNT_REMOUNT_RO)
+                    && (q->kind == BWSH_MOUNT_RO_BIND || q->kind == BWSH_MOUNT_REMOUNT_RO
+                        || (q->exact_source && strcmp (q->dest, P) == 0 && strcmp (spot, P) == 0))
                     && bwsh_path_has_prefix (spot, q->dest))
                   covered = true;
               }
@@ -967,10 +1191,20 @@ test_protected_paths_rebound_read_only_under_rw_home (void **state)
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
   assert_int_equal (m->from.origin, BWSH_ORIGIN_POLICY);
   assert_true (index_of (p, m) > index_of (p, home));
-  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  /* user_config_mode = "editable" (the default): the overlay's directory
+   * is bound read-write onto itself, at its own place only. */
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_BIND));
   REQUIRE (m);
+  assert_true (m->exact_source);
   assert_true (index_of (p, m) > index_of (p, home));
-  /* missing: a tmpfs, then remount read-only, so it cannot be created */
+  /* a missing file: an empty read-only file in its place */
+  m = must (find (p, pam, BWSH_MOUNT_RO_BIND));
+  REQUIRE (m);
+  assert_string_equal (m->src, "/dev/null");
+  assert_true (index_of (p, home) < index_of (p, m));
+  /* a missing directory: a tmpfs, then remount read-only, so it cannot be created */
+  free (pam);
+  pam = hp (f, ".gnupg");
   t = must (find (p, pam, BWSH_MOUNT_TMPFS));
   ro = must (find (p, pam, BWSH_MOUNT_REMOUNT_RO));
   assert_non_null (t);
@@ -983,9 +1217,13 @@ test_protected_paths_rebound_read_only_under_rw_home (void **state)
   assert_protected_never_writable (f, p);
   bwsh_plan_free (p);
 
-  /* A writable ~/.config: ~/.config/bwsh is bound read-only again. */
+  /* A writable ~/.config, user_config_mode = "readonly": ~/.config/bwsh
+   * is bound read-only again, and so are ~/.config/systemd & co. */
+  f->pol->user_config_mode = BWSH_USER_CONFIG_READONLY;
   p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H/.config\"]"));
+  f->pol->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
   assert_non_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  assert_non_null (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_TMPFS));
   assert_null (find_h (f, p, "@H/.ssh", -1));
   resolve (p);
   assert_protected_never_writable (f, p);
@@ -1388,6 +1626,9 @@ test_coalescing_follows_nearest_parent_whatever_the_order (void **state)
 
   mkdirs_under (f->outside, "t/a/b/c");
   mkdirs_under (f->outside, "t/e");
+  /* /mnt/x/e is a mount point inside the read-only bind of t/a: it has to
+   * exist there, or the entry is skipped (bwrap could not make it). */
+  mkdirs_under (f->outside, "t/a/e");
   mkdirs (f, "project/w/v");
   mkdirs (f, "docs");
   symlink_in_home (f, "@O/t/a", "alias");
@@ -1816,6 +2057,7 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
   mkdirs (f, "docs");
   mkdirs (f, ".cache");
   mkdirs (f, ".config/bwsh");
+  mkdirs (f, ".config/systemd");
   touch_in_home (f, "notes");
   touch_in_home (f, ".bash_history");
   touch_in_home (f, ".gitconfig");
@@ -1847,8 +2089,20 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
   assert_null (find_h (f, p, "@H/.gitconfig", -1));
   assert_null (find_h (f, p, "@H/.config", -1));
   /* a protected path below a state name is the real one, read-only */
-  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  m = must (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  /* ... but the overlay's directory, editable (the default), is the real
+   * one read-write over the state's ~/.config: an edit reaches the file */
+  assert_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
+  m = must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_true (m->exact_source);
+  assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
+  /* a protected path missing from the real home gets no placeholder: a
+   * write lands in the state, which no program outside reads */
+  assert_null (find_h (f, p, "@H/.bashrc", -1));
+  assert_null (find_h (f, p, "@H/.gnupg", -1));
+  assert_null (find_h (f, p, "@H/.config/autostart", -1));
   /* the project is read-write over all of it, and parents come first */
   m = must (find_h (f, p, "@H/project", BWSH_MOUNT_BIND));
   assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
@@ -1856,11 +2110,40 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
   resolve (p);
   bwsh_plan_free (p);
 
+  /* the first login creates the overlay's directory between pam_bwsh's
+   * plan and bwsh's: the plan must not depend on it */
+  {
+    char before[65], after[65], *dir = hp (f, ".config/bwsh");
+    assert_int_equal (unit_rm_rf (dir), 0);
+    p = build (f, NULL);
+    bwsh_plan_digest (p, before);
+    bwsh_plan_free (p);
+    mkdirs (f, ".config/bwsh");
+    p = build (f, NULL);
+    bwsh_plan_digest (p, after);
+    bwsh_plan_free (p);
+    assert_string_equal (before, after);
+    free (dir);
+  }
+
+  /* readonly: the real directory, read-only; off: not shown at all */
+  f->pol->user_config_mode = BWSH_USER_CONFIG_READONLY;
+  p = build (f, NULL);
+  assert_int_equal (must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_BIND));
+  bwsh_plan_free (p);
+  f->pol->user_config_mode = BWSH_USER_CONFIG_OFF;
+  p = build (f, NULL);
+  assert_null (find_h (f, p, "@H/.config/bwsh", -1));
+  assert_non_null (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
+  bwsh_plan_free (p);
+  f->pol->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
+
   /* disabling $HOME hides the real home, the state stays */
   p = build_json (f, MOUNTS ("\"disabledDefaultBinds\": [\"@H\"]"));
   assert_int_equal (must (find (p, f->home, BWSH_MOUNT_TMPFS))->verdict, BWSH_VERDICT_ACCEPTED);
   assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
-  assert_int_equal (must (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
+  assert_int_equal (must (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_DISABLED);
   bwsh_plan_free (p);
 
   /* a read-write bind of the whole home replaces state and entries */
@@ -1965,6 +2248,11 @@ test_persistent_state_resolved_and_checked_again (void **state)
   assert_string_equal (m->src, dir);
   assert_true (m->fd >= 0);
   assert_string_equal (p->state, "persistent");
+  /* the state is the user's directory on the host, but never one a program
+   * outside reads (state_dir's rules): a missing protected path may be
+   * created there, and gets no placeholder */
+  assert_null (find_h (f, p, "@H/.bashrc", -1));
+  assert_null (find_h (f, p, "@H/.ssh", -1));
   bwsh_plan_free (p);
 
   /* a mount point bwrap left for a real entry is fine; one of another kind
@@ -2057,6 +2345,9 @@ main (void)
     T (test_coalescing_follows_nearest_parent_whatever_the_order),
     T (test_symlink_next_to_a_plain_directory_still_resolved),
     T (test_fd_exhaustion_one_message_and_user_binds_left_out),
+    T (test_socket_fifo_device_sources_refused),
+    T (test_destination_prepared_or_skipped),
+    T (test_missing_shell_named_with_policy_line),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),
     T (test_strict_policy_fails_resolve_on_any_refusal),

@@ -77,6 +77,8 @@ field (const BwshPolicy *p, const char *key, char *buf, size_t size)
     STR (p->user_config);
   else if (strcmp (key, "user_overlay") == 0)
     BOOL (p->user_overlay_allowed);
+  else if (strcmp (key, "user_config_mode") == 0)
+    NUM (p->user_config_mode);
   else if (strcmp (key, "run") == 0)
     NUM (p->run_mode);
   else if (strcmp (key, "dev") == 0)
@@ -127,6 +129,8 @@ field (const BwshPolicy *p, const char *key, char *buf, size_t size)
     BOOL (p->require_shell);
   else if (strcmp (key, "refused_services") == 0)
     join_list (&p->refused_services, buf, size);
+  else if (strcmp (key, "allowed_services") == 0)
+    join_list (&p->allowed_services, buf, size);
   else if (strcmp (key, "landlock.mode") == 0)
     NUM (p->landlock);
   else if (strcmp (key, "landlock.scope_abstract_unix") == 0)
@@ -170,6 +174,9 @@ static const GoodCase good_cases[] = {
   { "user_project_dir = false;", "user_project_dir", "false" },
   { "user_config = \"~/.bwsh.json\";", "user_config", "~/.bwsh.json" },
   { "user_overlay = false;", "user_overlay", "false" },
+  { "user_config_mode = \"editable\";", "user_config_mode", "0" },
+  { "user_config_mode = \"readonly\";", "user_config_mode", "1" },
+  { "user_config_mode = \"off\";", "user_config_mode", "2" },
   { "run = \"host\";", "run", "1" },
   { "run = \"tmpfs\";", "run", "0" },
   { "dev = \"host\";", "dev", "1" },
@@ -215,6 +222,7 @@ static const GoodCase good_cases[] = {
   { "subjects = { users = [ \"alice\" ]; };", "subjects.users", "alice" },
   { "subjects = { groups = [ \"domain users\" ]; };", "subjects.groups", "domain users" },
   { "require_shell = false;", "require_shell", "false" },
+  { "allowed_services = [ \"sshd-extra\", \"login2\" ];", "allowed_services", "sshd-extra,login2" },
   { "refused_services = [ \"cron\", \"atd\", \"systemd-user\" ];", "refused_services",
     "cron,atd,systemd-user" },
   { "landlock = { mode = \"required\"; };", "landlock.mode", "1" },
@@ -432,8 +440,8 @@ test_list_entries_carry_policy_origin_and_line (void **state)
   assert_int_equal (p->locked.items[0].from.origin, BWSH_ORIGIN_POLICY);
   assert_int_equal (p->locked.items[0].from.line, 6);
   /* The defaults that were not overridden keep their origin. */
-  assert_int_equal (p->protected_paths.items[0].from.origin, BWSH_ORIGIN_DEFAULT);
-  assert_null (p->protected_paths.items[0].from.file);
+  assert_int_equal (p->refused_services.items[0].from.origin, BWSH_ORIGIN_DEFAULT);
+  assert_null (p->refused_services.items[0].from.file);
 }
 
 /* ---------------------------------------------------------- match blocks */
@@ -1009,6 +1017,8 @@ test_shipped_conf_equals_builtin_defaults (void **state)
   assert_int_equal (p->is_subject, def->is_subject);
   assert_int_equal (p->require_shell, def->require_shell);
   assert_lists_equal (&p->refused_services, &def->refused_services, "refused_services");
+  assert_lists_equal (&p->allowed_services, &def->allowed_services, "allowed_services");
+  assert_int_equal (p->user_config_mode, def->user_config_mode);
   assert_int_equal (p->landlock, def->landlock);
   assert_int_equal (p->scope_abstract_unix, def->scope_abstract_unix);
   assert_int_equal (p->scope_signal, def->scope_signal);

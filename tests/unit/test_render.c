@@ -262,13 +262,13 @@ test_size_precedes_its_tmpfs (void **state)
   assert_true (i >= 2);
   assert_string_equal (a.v[i - 2], "--size");
   assert_string_equal (a.v[i - 1], size);
-  /* the protected ~/.pam_environment: a tmpfs without --size, then remount-ro */
+  /* the protected, missing directory ~/.gnupg: a tmpfs without --size, then remount-ro */
   {
-    char pam[PATH_MAX + 32];
+    char gnupg[PATH_MAX + 32];
     ssize_t t, r;
-    snprintf (pam, sizeof pam, "%s/.pam_environment", f->home);
-    t = argv_find_seq (&a, "--tmpfs", pam, NULL);
-    r = argv_find_seq (&a, "--remount-ro", pam, NULL);
+    snprintf (gnupg, sizeof gnupg, "%s/.gnupg", f->home);
+    t = argv_find_seq (&a, "--tmpfs", gnupg, NULL);
+    r = argv_find_seq (&a, "--remount-ro", gnupg, NULL);
     assert_true (t >= 0);
     assert_true (r > t);
   }

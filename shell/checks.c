@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What `bwshctl check` and `explain` add on top of the plan: the conditions
+ * that would make bwrap fail after a login was accepted, each with the
+ * file and line that causes it, and the verdict of every overlay entry.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+
+static void
+print_at (FILE *f, const BwshSource *from)
+{
+  if (from->file == NULL)
+    return;
+  if (from->line > 0 && from->column > 0)
+    fprintf (f, "%s:%d:%d: ", from->file, from->line, from->column);
+  else if (from->line > 0)
+    fprintf (f, "%s:%d: ", from->file, from->line);
+  else
+    fprintf (f, "%s: ", from->file);
+}
+
+size_t
+bwshctl_launch_problems (const BwshPolicy *pol, const BwshPlan *plan, FILE *f)
+{
+  BwshError err = { 0 };
+  size_t n = 0;
+
+  (void) pol;
+  /* The shell first: without it nothing else matters. */
+  if (plan != NULL && bwsh_plan_check_shell (plan, &err) < 0)
+    {
+      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
+      fprintf (f, "%s\n", msg != NULL ? msg : err.message);
+      n++;
+    }
+  return n;
+}
+
+void
+bwshctl_print_entries (const BwshPlan *plan, FILE *f)
+{
+  for (size_t i = 0; i < plan->n_mounts; i++)
+    {
+      const BwshMount *m = &plan->mounts[i];
+
+      if (m->from.origin != BWSH_ORIGIN_USER)
+        continue;
+      /* The user wrote these: one line each, whatever they hold. */
+      _cleanup_free_ char *src = bwsh_escape (m->src != NULL ? m->src : "", m->src != NULL ? strlen (m->src) : 0);
+      _cleanup_free_ char *dest = bwsh_escape (m->dest, strlen (m->dest));
+      _cleanup_free_ char *why = m->reason != NULL ? bwsh_escape (m->reason, strlen (m->reason)) : NULL;
+      if (src == NULL || dest == NULL || (m->reason != NULL && why == NULL))
+        continue;
+      print_at (f, &m->from);
+      fprintf (f, "%s %s %s -> %s%s%s\n", bwsh_verdict_to_string (m->verdict), bwsh_mount_kind_to_string (m->kind),
+               src, dest, why != NULL ? ": " : "", why != NULL ? why : "");
+    }
+}
+
+bool
+bwshctl_enter_inside_trust (FILE *f)
+{
+  bool inside = false;
+
+  if (bwsh_trust_unmapped_root (&inside) < 0 || !inside)
+    return false;
+  fprintf (f, "note: inside a sandbox: root's files show as nobody and are taken as root's here; the next login "
+              "checks everything again outside the sandbox, where paths this sandbox hides are visible\n");
+  return true;
+}

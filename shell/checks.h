@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bwshctl's launch checks and per-entry verdicts (checks.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+/* Print, one line each with its file and line, every condition of the
+ * policy that would make the login fail after it was accepted: the shell.
+ * (Names NSS does not know: bwsh_nss_check().)  Returns how many. */
+size_t bwshctl_launch_problems (const BwshPolicy *pol, const BwshPlan *plan, FILE *f);
+
+/* "FILE:LINE:COL: VERDICT KIND SRC -> DEST: reason" for each overlay entry. */
+void bwshctl_print_entries (const BwshPlan *plan, FILE *f);
+
+/* Inside a sandbox (uid 0 unmapped), accept root's files as they show
+ * there and say so on @f.  True when inside. */
+bool bwshctl_enter_inside_trust (FILE *f);

@@ -43,6 +43,7 @@
 #include <fcntl.h>
 #include <linux/nsfs.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -90,13 +91,17 @@ bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *user
   const char *const argv[] = {
     pasta_path, "--quiet", "--foreground", "--config-net", "--no-map-gw",
     "-t", "none", "-u", "none", "-T", "none", "-U", "none",
-    "--userns", userns, "--netns", netns, "--pid", ready,
+    "--netns", netns, "--pid", ready,
   };
   int r;
 
   for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
     if ((r = bwsh_argv_add (ret, argv[i])) < 0)
       return r;
+  /* No --userns: pasta stays in the user namespace it was started in. */
+  if (userns != NULL && userns[0] != '\0'
+      && ((r = bwsh_argv_add (ret, "--userns")) < 0 || (r = bwsh_argv_add (ret, userns)) < 0))
+    return r;
   return 0;
 }
 
@@ -242,7 +247,7 @@ status_string (int status, char *buf, size_t size)
 }
 
 static void
-exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, const char *ready)
+exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
@@ -264,10 +269,27 @@ exec_pasta (const Helper *h, pid_t helper_pid, int netns_fd, int userns_fd, cons
   for (int sig = 1; sig < NSIG; sig++)
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
-  if (fcntl (netns_fd, F_SETFD, 0) < 0 || fcntl (userns_fd, F_SETFD, 0) < 0)
-    _exit (127);
-  snprintf (netns, sizeof netns, "/proc/self/fd/%d", netns_fd);
-  snprintf (userns, sizeof userns, "/proc/self/fd/%d", userns_fd);
+  /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
+   * it starts, before it opens the namespaces, so no /proc/self/fd/N can
+   * name them.  The network namespace is named through the sandbox's pid 1,
+   * which is blocked on --block-fd until pasta is up, so the pid cannot
+   * change hands meanwhile (start_pasta() checked the inode).  Its user
+   * namespace may already be the nested one --disable-userns makes, so the
+   * owner of the network namespace is named through the helper, which holds
+   * it open: same user, same namespace, no capabilities on either side. */
+  snprintf (netns, sizeof netns, "/proc/%d/ns/net", (int) h->sandbox_pid);
+  if (geteuid () == 0)
+    {
+      /* Root's pasta keeps capabilities the helper's descriptors may not be
+       * opened with; it joins the user namespace here instead (as uid 0 in
+       * it, it keeps its capabilities there across the exec) and needs no
+       * --userns. */
+      if (setns (userns_fd, CLONE_NEWUSER) < 0)
+        _exit (127);
+      userns[0] = '\0';
+    }
+  else
+    snprintf (userns, sizeof userns, "/proc/%d/fd/%d", (int) helper_pid, userns_fd);
   if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
     _exit (127);
   /* Started as root, pasta changes to "nobody" before it opens the pid file
@@ -384,7 +406,7 @@ start_pasta (Helper *h)
       return r;
     }
   if (h->pasta_pid == 0)
-    exec_pasta (h, helper_pid, netns_fd, userns_fd, ready_path);
+    exec_pasta (h, helper_pid, userns_fd, ready_path);
   pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
 
   /* pasta writes its pid once the namespace is configured; its exit first

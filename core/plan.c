@@ -430,13 +430,20 @@ ctx_rules (Ctx *c, const char *home, BwshError *err)
   return 0;
 }
 
+/* True when @s is one of the @n strings of @v. */
+static bool
+str_in (const char *s, const char *const *v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    if (strcmp (s, v[i]) == 0)
+      return true;
+  return false;
+}
+
 static bool
 is_critical (const char *dest)
 {
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (critical_dests); i++)
-    if (strcmp (dest, critical_dests[i]) == 0)
-      return true;
-  return false;
+  return str_in (dest, critical_dests, BWSH_N_ELEMENTS (critical_dests));
 }
 
 static bool
@@ -652,13 +659,9 @@ is_state_name (const Ctx *c, const char *path)
   const char *name = strrchr (path, '/') + 1;
 
   /* A protected path always comes from the real home. */
-  for (size_t i = 0; i < c->n_protected; i++)
-    if (strcmp (c->protected_paths[i], path) == 0)
-      return false;
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_names); i++)
-    if (strcmp (name, state_names[i]) == 0)
-      return true;
-  return false;
+  if (str_in (path, (const char *const *) c->protected_paths, c->n_protected))
+    return false;
+  return str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
 }
 
 static int

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* ------------------------------------------------------------------ errors */
@@ -236,6 +237,11 @@ typedef enum
  * error never quotes the file's content. */
 int bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t max_size,
                             char **ret_data, size_t *ret_len, BwshError *err);
+
+/* True when someone other than @uid may write the file @st describes: it
+ * is world-writable, or group-writable by any group but @uid's own private
+ * group (its primary group, of its name, with nobody else in it). */
+bool bwsh_writable_by_others (const struct stat *st, uid_t uid);
 
 /* Check that @path and each parent directory up to "/" are owned by root
  * (or @uid where the rule allows it) and not group/world-writable, the way

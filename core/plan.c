@@ -1973,7 +1973,7 @@ resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bo
     why = "is not a directory";
   else if (st.st_uid != p->uid)
     why = "is not owned by the user";
-  else if ((st.st_mode & 022) != 0)
+  else if (bwsh_writable_by_others (&st, p->uid))
     why = "is group- or world-writable";
   if (why != NULL)
     return state_fallback (p, m, why);

@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,53 @@ owner_ok (const struct stat *st, BwshOwnerRule rule, uid_t uid)
     }
 }
 
+/* Most distributions give each user a group of their own ("user private
+ * groups"), and Debian 13 sets umask 002 for such users through pam_umask:
+ * their new files are group-writable, by a group that holds nobody else.
+ * That group counts as the user's own when it is the primary group of
+ * @uid's account, has the account's name, lists no member but the user, and
+ * is no other account's primary group.  The last test enumerates the passwd
+ * database, so it runs only for a file that is group-writable at all; an
+ * account a directory service does not enumerate is not seen by it, the
+ * same limit as Debian's OpenSSH has for the same rule. */
+static bool
+group_is_private (gid_t gid, uid_t uid)
+{
+  struct passwd pwbuf, *pw = NULL, *other;
+  struct group grbuf, *gr = NULL;
+  _cleanup_free_ char *pwmem = NULL, *grmem = NULL;
+  size_t pwlen = 16384, grlen = 65536;
+  bool alone = true;
+
+  pwmem = malloc (pwlen);
+  grmem = malloc (grlen);
+  if (pwmem == NULL || grmem == NULL)
+    return false;
+  if (getpwuid_r (uid, &pwbuf, pwmem, pwlen, &pw) != 0 || pw == NULL || pw->pw_gid != gid)
+    return false;
+  if (getgrgid_r (gid, &grbuf, grmem, grlen, &gr) != 0 || gr == NULL || strcmp (gr->gr_name, pw->pw_name) != 0)
+    return false;
+  for (char **m = gr->gr_mem; *m != NULL; m++)
+    if (strcmp (*m, pw->pw_name) != 0)
+      return false;
+  setpwent ();
+  while (alone && (other = getpwent ()) != NULL)
+    if (other->pw_gid == gid && other->pw_uid != uid)
+      alone = false;
+  endpwent ();
+  return alone;
+}
+
+bool
+bwsh_writable_by_others (const struct stat *st, uid_t uid)
+{
+  if ((st->st_mode & S_IWOTH) != 0)
+    return true;
+  if ((st->st_mode & S_IWGRP) == 0)
+    return false;
+  return st->st_uid != uid || !group_is_private (st->st_gid, uid);
+}
+
 static const char *
 file_type_name (mode_t mode)
 {
@@ -149,7 +198,7 @@ bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t 
   if (!owner_ok (&st, rule, uid))
     return bwsh_error_set (err, -EPERM, path, 0, 0, "is owned by uid %u, not by %s (refused)",
                            (unsigned) st.st_uid, owner_rule_to_string (rule));
-  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+  if (rule == BWSH_OWNER_USER ? bwsh_writable_by_others (&st, uid) : (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
     return bwsh_error_set (err, -EPERM, path, 0, 0, "is group- or world-writable (mode %04o, refused)",
                            (unsigned) (st.st_mode & 07777));
   /* A second name for the file means someone else may control its content

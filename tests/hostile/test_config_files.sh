@@ -72,8 +72,22 @@ h_case another_owner 'printf "{}" >"$c"; chmod 644 "$c"' \
   'outcome: refused-file' 'message: @CFG@: is owned by uid 0, not by the user (refused)'
 h_case world_writable 'printf "{}" >"$IT_TMP/c.json"; chmod 644 "$IT_TMP/c.json"; as_user cp "$IT_TMP/c.json" "$c"; as_user chmod 0666 "$c"' \
   'outcome: refused-file' 'message: @CFG@: is group- or world-writable (mode 0666, refused)'
-h_case group_writable 'printf "{}" >"$IT_TMP/c.json"; chmod 644 "$IT_TMP/c.json"; as_user cp "$IT_TMP/c.json" "$c"; as_user chmod 0620 "$c"' \
+# Group-writable is refused unless the group is the user's private group
+# (their primary group, of their name, nobody else in it): Debian 13 gives
+# such users umask 002, so every file they make is group-writable.
+own_cfg='printf "{}" >"$IT_TMP/c.json"; chmod 644 "$IT_TMP/c.json"; as_user cp "$IT_TMP/c.json" "$c"'
+[ "$(id -gn "$IT_USER")" = "$IT_USER" ] || it_fail "(control) $IT_USER has no private group: $(id "$IT_USER")"
+h_case group_writable_private_group "$own_cfg"'; as_user chmod 0664 "$c"' \
+  'outcome: accepted'
+h_case group_writable_shared_group "$own_cfg"'; chgrp users "$c"; chmod 0620 "$c"' \
   'outcome: refused-file' 'message: @CFG@: is group- or world-writable (mode 0620, refused)'
+h_case group_writable_private_group_with_a_member "$own_cfg"'; as_user chmod 0664 "$c"; gpasswd -a "$OTHER" "$IT_USER" >/dev/null' \
+  'outcome: refused-file' 'message: @CFG@: is group- or world-writable (mode 0664, refused)'
+gpasswd -d "$OTHER" "$IT_USER" >/dev/null || it_fail "gpasswd -d $OTHER $IT_USER"
+other_gid=$(id -g "$OTHER")
+h_case group_writable_private_group_of_another_account_too "$own_cfg"'; as_user chmod 0664 "$c"; usermod -g "$IT_GID" "$OTHER"' \
+  'outcome: refused-file' 'message: @CFG@: is group- or world-writable (mode 0664, refused)'
+usermod -g "$other_gid" "$OTHER" || it_fail "usermod -g $other_gid $OTHER"
 h_case hard_link 'printf "{}" >"$IT_TMP/c.json"; chmod 644 "$IT_TMP/c.json"; as_user cp "$IT_TMP/c.json" "$c"; as_user ln "$c" "$IT_HOME/second-name.json"' \
   'outcome: refused-file' 'message: @CFG@: has 2 hard links (refused)'
 rm -f "$IT_HOME/second-name.json"

@@ -180,7 +180,11 @@ make_object (const Fixture *f, const ReadCase *c, char *path)
       assert_int_equal (mkdir (path, 0755), 0);
       break;
     case MAKE_GROUP_WRITABLE:
+      /* Writable by a group that is not the user's private one (which
+       * bwsh_writable_by_others() accepts; tests/hostile covers that with
+       * real accounts): nogroup as root, else a supplementary group. */
       write_file (path, content, c->size, 0664);
+      unit_chgrp_not_own (path);
       break;
     case MAKE_WORLD_WRITABLE:
       write_file (path, content, c->size, 0646);

@@ -709,6 +709,7 @@ test_load_group_writable_config_refused (void **state)
 {
   Fixture *f = *state;
   write_file (f->path, good_doc, strlen (good_doc), 0620);
+  unit_chgrp_not_own (f->path);
   load_expect (f, getuid (), "group- or world-writable");
 }
 

@@ -94,3 +94,17 @@ unit_skip_at (const char *why, const char *file, int line)
   _skip (file, line);
   abort (); /* _skip() does not return */
 }
+
+void
+unit_chgrp_not_own (const char *path)
+{
+  gid_t groups[256], g = geteuid () == 0 ? (gid_t) 65534 : (gid_t) -1;
+  int n = geteuid () == 0 ? 0 : getgroups (256, groups);
+
+  for (int i = 0; i < n && g == (gid_t) -1; i++)
+    if (groups[i] != getegid ())
+      g = groups[i];
+  if (g == (gid_t) -1)
+    unit_skip ("the caller has no group but its primary one");
+  assert_int_equal (lchown (path, (uid_t) -1, g), 0);
+}

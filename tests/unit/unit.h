@@ -20,3 +20,9 @@ BwshIdentity *unit_identity (const char *home, const char *shell);
  * not run (an older kernel, not root).  Call from a cmocka test only. */
 void unit_skip_at (const char *why, const char *file, int line) __attribute__ ((noreturn));
 #define unit_skip(why) unit_skip_at ((why), __FILE__, __LINE__)
+
+/* Give @path a group that is not the caller's private group (which
+ * bwsh_writable_by_others() accepts as the user's own): nogroup as root,
+ * else a supplementary group of the caller; skips (unit_skip) when the
+ * caller has none.  Call from a cmocka test only. */
+void unit_chgrp_not_own (const char *path);

@@ -310,6 +310,9 @@ fleet_write_sssd_conf()
 fleet_sssd_domain()
 {
   printf 'id_provider = ldap\nauth_provider = none\n'
+  # SSSD 2.10 (Debian 13) asks for StartTLS on identity lookups by default;
+  # this directory is plain LDAP on loopback, inside the test's namespace.
+  printf 'ldap_id_use_start_tls = false\n'
   printf 'ldap_uri = ldap://127.0.0.1:%s\nldap_search_base = %s\n' "$FLEET_LDAP_PORT" "$FLEET_SUFFIX"
   printf 'ldap_schema = rfc2307bis\nldap_group_member = member\nldap_group_object_class = posixGroup\n'
   printf 'ldap_network_timeout = 2\nldap_opt_timeout = 2\nldap_search_timeout = 3\n'

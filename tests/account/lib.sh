@@ -58,7 +58,9 @@ acct_snapshot()
   for rel in "$@"; do prune+=(-o -path "./$rel"); done
   (
     cd "$IT_HOME" || exit 1
-    find . \( "${prune[@]}" \) -prune -o -printf '%p %M %u:%g %s\n' | sort
+    # A directory's size is left out: on tmpfs it counts the entries, and
+    # a new entry shows by its own name (or, pruned, in the prune list).
+    find . \( "${prune[@]}" \) -prune -o -type d -printf '%p %M %u:%g\n' -o -printf '%p %M %u:%g %s\n' | sort
     find . \( "${prune[@]}" \) -prune -o -type f -print0 | sort -z | xargs -0r sha256sum
   ) >"$out"
 }

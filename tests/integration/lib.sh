@@ -34,6 +34,8 @@
 #                          inherited unchanged (su would reset both)
 #   it_as_user CMD...      CMD... as the user, outside any sandbox (setup, checks)
 #   it_user_config JSON    write ~/.config/bwsh/config.json as the user (0644)
+#   it_install_policy FILE install standard input as the policy FILE, root's and
+#                          0644, by rename: a session never reads half of it
 #   it_bwsh_paused ARG...  start IT_BWSH ARG... as the user in the background
 #                          under strace, held for up to IT_PAUSE_US (default
 #                          3 s) at its execve of bwrap, i.e. after validation
@@ -356,6 +358,18 @@ it_user_config()
   chmod 644 "$IT_TMP/config.json"
   it_as_user cp "$IT_TMP/config.json" "$IT_HOME/.config/bwsh/config.json"
   [ "$IT_RC" = 0 ] || it_fail "cannot write the user config: $IT_ERR"
+}
+
+it_install_policy()
+{
+  local new
+  new=$(mktemp "$(dirname "$1")/.bwsh.conf.XXXXXX") || exit 1
+  cat >"$new"
+  if ! { chmod 0644 "$new" && chown root:root "$new" && mv -f "$new" "$1"; }; then
+    rm -f "$new"
+    it_fail "cannot install the policy $1"
+    exit 1
+  fi
 }
 
 # ---------------------------------------------------------------- assertions

@@ -37,7 +37,7 @@ ll_setup()
   it_defer ll_restore_policy
   # "The default policy" of these cases: the shipped one, on the host's
   # network (see ll_policy_text).
-  ll_policy_text '' | ll_install_policy
+  ll_policy_text '' | it_install_policy "$LL_POLICY"
   it_as_user mkdir -p "$IT_HOME/project"
   install -o "$IT_USER" -g "$IT_GID" -m 0755 "$LL_DIR/ll_probe.py" "$IT_HOME/project/ll_probe.py" \
     || { it_fail "cannot install the probe"; exit 1; }
@@ -53,21 +53,9 @@ ll_setup()
   fi
 }
 
-ll_install_policy()
-{
-  local new
-  new=$(mktemp "$(dirname "$LL_POLICY")/.bwsh.conf.XXXXXX") || exit 1
-  cat >"$new"
-  if ! { chmod 0644 "$new" && chown root:root "$new" && mv -f "$new" "$LL_POLICY"; }; then
-    rm -f "$new"
-    it_fail "cannot install the policy"
-    exit 1
-  fi
-}
-
 ll_restore_policy()
 {
-  ll_install_policy <"$IT_TMP/policy.orig"
+  it_install_policy "$LL_POLICY" <"$IT_TMP/policy.orig"
 }
 
 # ll_policy_text BODY: the original policy plus, for this test's user only,
@@ -83,7 +71,7 @@ ll_policy_text()
 # ll_policy BODY: install that as the fixture's policy; it must check clean.
 ll_policy()
 {
-  ll_policy_text "$1" | ll_install_policy
+  ll_policy_text "$1" | it_install_policy "$LL_POLICY"
   if ! timeout 30 "$LL_CTL" check >"$IT_TMP/check.out" 2>&1; then
     it_fail "the policy with landlock = { $1 } does not check: $(cat "$IT_TMP/check.out")"
     exit 1

@@ -46,21 +46,9 @@ nt_setup()
     || { it_fail "this machine has no IPv4 default route: pasta has nothing to copy"; exit 1; }
 }
 
-nt_install_policy()
-{
-  local new
-  new=$(mktemp "$(dirname "$NT_POLICY")/.bwsh.conf.XXXXXX") || exit 1
-  cat >"$new"
-  if ! { chmod 0644 "$new" && chown root:root "$new" && mv -f "$new" "$NT_POLICY"; }; then
-    rm -f "$new"
-    it_fail "cannot install the policy"
-    exit 1
-  fi
-}
-
 nt_restore_policy()
 {
-  nt_install_policy <"$IT_TMP/policy.orig"
+  it_install_policy "$NT_POLICY" <"$IT_TMP/policy.orig"
 }
 
 # nt_mode MODE [SETTINGS]: the original policy plus, for this user only,
@@ -68,7 +56,7 @@ nt_restore_policy()
 nt_mode()
 {
   { cat "$IT_TMP/policy.orig"
-    printf '\nmatch = ( { user = "%s"; network = "%s"; %s } );\n' "$IT_USER" "$1" "${2:-}"; } | nt_install_policy
+    printf '\nmatch = ( { user = "%s"; network = "%s"; %s } );\n' "$IT_USER" "$1" "${2:-}"; } | it_install_policy "$NT_POLICY"
 }
 
 # Host listeners, run by root as host services: TCP on 127.0.0.1:NT_TCP and

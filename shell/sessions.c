@@ -12,6 +12,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -208,7 +209,39 @@ typedef struct
 {
   pid_t pid, ppid;
   uid_t uid;
+  unsigned long long start; /* clock ticks after boot: with pid, one process */
 } Proc;
+
+/* starttime, field 22 of /proc/PID/stat, and the state letter (field 3);
+ * the fields are counted after the last ')', since comm may hold anything. */
+static int
+read_stat (pid_t pid, unsigned long long *ret_start, char *ret_state)
+{
+  char path[64], buf[1024], *p;
+  _cleanup_close_ int fd = -1;
+  ssize_t n;
+  unsigned long long start;
+  char state;
+
+  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
+  fd = open (path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  n = read (fd, buf, sizeof buf - 1);
+  if (n <= 0)
+    return -EIO;
+  buf[n] = '\0';
+  p = strrchr (buf, ')');
+  if (p == NULL
+      || sscanf (p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &state,
+                 &start)
+             != 2)
+    return -EIO;
+  *ret_start = start;
+  if (ret_state != NULL)
+    *ret_state = state;
+  return 0;
+}
 
 static int
 read_procs (Proc **ret, size_t *ret_n)
@@ -242,6 +275,8 @@ read_procs (Proc **ret, size_t *ret_n)
           else if (sscanf (line, "Uid: %u", &u) == 1)
             p.uid = u;
         }
+      if (read_stat (p.pid, &p.start, NULL) < 0)
+        continue;
       grown = realloc (v, (n + 1) * sizeof *v);
       if (grown == NULL)
         {
@@ -264,8 +299,38 @@ read_procs (Proc **ret, size_t *ret_n)
  * parents: a child whose parent died first would be re-parented out of the
  * tree before the next pass could find it (pasta, outside the sandbox's pid
  * namespace, did exactly that).  Returns how many were signalled. */
+static void
+sleep_ms (long ms)
+{
+  struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+  while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
+    ;
+}
+
+/* The processes end_sessions() signalled, each once: pid and start time. */
+typedef struct
+{
+  Proc *v;
+  size_t n;
+} Killed;
+
+static void
+killed_add (Killed *k, const Proc *p)
+{
+  Proc *grown;
+
+  for (size_t i = 0; i < k->n; i++)
+    if (k->v[i].pid == p->pid && k->v[i].start == p->start)
+      return;
+  grown = realloc (k->v, (k->n + 1) * sizeof *k->v);
+  if (grown == NULL)
+    return; /* then it is not waited for: the lock still ends it */
+  k->v = grown;
+  k->v[k->n++] = *p;
+}
+
 static size_t
-signal_subtree (pid_t root, uid_t uid, int sig)
+signal_subtree (pid_t root, uid_t uid, int sig, Killed *killed)
 {
   _cleanup_free_ Proc *v = NULL;
   _cleanup_free_ size_t *queue = NULL;
@@ -284,16 +349,48 @@ signal_subtree (pid_t root, uid_t uid, int sig)
     }
   while (tail-- > 0)
     if (v[queue[tail]].uid == uid && kill (v[queue[tail]].pid, sig) == 0)
-      hit++;
+      {
+        hit++;
+        if (killed != NULL)
+          killed_add (killed, &v[queue[tail]]);
+      }
   return hit;
 }
 
-static void
-sleep_ms (long ms)
+/* A killed process is gone once /proc has no such pid, the pid belongs to
+ * a newer process, or it is a zombie (it runs no more; its parent reaps
+ * it).  Until then it may still hold what it held, and it may already be
+ * out of the tree: a child whose parent was reaped first is re-parented,
+ * so an empty tree does not mean that everything killed has exited. */
+static bool
+killed_alive (const Proc *p)
 {
-  struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
-  while (nanosleep (&ts, &ts) < 0 && errno == EINTR)
-    ;
+  unsigned long long start;
+  char state;
+
+  return read_stat (p->pid, &start, &state) == 0 && start == p->start && state != 'Z' && state != 'X';
+}
+
+/* SIGKILL whatever of @k still runs, wherever it was re-parented to, until
+ * none does or @budget_ms passed; returns how many still run. */
+static size_t
+finish_killed (const Killed *k, long budget_ms)
+{
+  size_t alive = 0;
+
+  for (long waited = 0;; waited += 20)
+    {
+      alive = 0;
+      for (size_t i = 0; i < k->n; i++)
+        if (killed_alive (&k->v[i]))
+          {
+            alive++;
+            (void) kill (k->v[i].pid, SIGKILL);
+          }
+      if (alive == 0 || waited >= budget_ms)
+        return alive;
+      sleep_ms (20);
+    }
 }
 
 static bool
@@ -312,14 +409,18 @@ target_matches (const char *target, const BwshSessionEntry *e)
 }
 
 /* SIGHUP (a shell's "the terminal went away"), then SIGKILL for whatever is
- * left half a second later, until nothing is left. */
+ * left half a second later, until nothing is left below the session's pid;
+ * then SIGKILL and wait for every process signalled on the way that still
+ * runs elsewhere (re-parented), so that when this returns none of the
+ * session runs any more. */
 static size_t
 end_sessions (const char *target)
 {
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
+  Killed killed = { 0 };
   bool *mine;
-  size_t ended = 0;
+  size_t ended = 0, alive;
 
   if (bwsh_registry_open_locked (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
     return 0;
@@ -333,7 +434,7 @@ end_sessions (const char *target)
   for (size_t i = 0; i < l.n; i++)
     if ((mine[i] = target_matches (target, &l.items[i])))
       {
-        signal_subtree (l.items[i].pid, l.items[i].uid, SIGHUP);
+        signal_subtree (l.items[i].pid, l.items[i].uid, SIGHUP, &killed);
         ended++;
       }
   for (int round = 0; round < 10; round++)
@@ -342,7 +443,7 @@ end_sessions (const char *target)
       sleep_ms (50);
       for (size_t i = 0; i < l.n; i++)
         if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, 0);
+          left += signal_subtree (l.items[i].pid, l.items[i].uid, 0, NULL);
       if (left == 0)
         break;
     }
@@ -355,11 +456,15 @@ end_sessions (const char *target)
       size_t left = 0;
       for (size_t i = 0; i < l.n; i++)
         if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, SIGKILL);
+          left += signal_subtree (l.items[i].pid, l.items[i].uid, SIGKILL, &killed);
       if (left == 0)
         break;
       sleep_ms (50);
     }
+  alive = finish_killed (&killed, 3000);
+  if (alive > 0)
+    fprintf (stderr, "bwshctl: warning: %zu killed processes of the sessions had not exited after 3 s\n", alive);
+  free (killed.v);
   free (mine);
   bwsh_session_list_clear (&l);
   return ended;

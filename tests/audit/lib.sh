@@ -22,6 +22,7 @@
 #   bwshctl_run ARG...     the installed bwshctl in journald's namespace (its
 #                          lock events go to this journal); IT_RC, IT_OUT, IT_ERR
 #   audit_user_tasks       how many tasks (threads) the test user has on the host
+#   audit_user_procs       "PID:NAME ..." of the test user's live processes
 
 # shellcheck disable=SC1091,SC2034
 . "$BWSH_SOURCE_DIR/tests/ssh/lib.sh"
@@ -122,6 +123,20 @@ bwshctl_run()
 audit_user_tasks()
 {
   ps -L -o lwp= -u "$IT_UID" 2>/dev/null | grep -c .
+}
+
+# The test user's live processes as "PID:NAME ...": what bwshctl lock must
+# have ended by the time it returns (the sandbox, pasta beside it, sshd's
+# own unprivileged process for the session).  Zombies do not run; this
+# machine's PID 1 may be slow to reap them.
+audit_user_procs()
+{
+  local pid comm left=""
+  for pid in $(it_live_pids "$IT_UID"); do
+    comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
+    left="$left $pid:$comm"
+  done
+  printf '%s' "${left# }"
 }
 
 # A lock the test made must not outlive it, whatever happened.

@@ -67,22 +67,8 @@ it_check "bwshctl lock ends the bombed session and everything in it"
 bwshctl_run lock "$IT_USER" --reason "fork bomb"
 it_assert_rc 0
 it_assert_out_has "1 live sessions ended"
-# What the lock must have ended by the time it returns: every task of the
-# session, in the sandbox or beside it (pasta), except sshd's own process
-# for the session: it runs on the host as the user, is not part of the
-# session bwsh started, and exits when its channel closes, a moment after
-# the lock; ssh_assert_no_user_processes below gives it 5 s.
-host_ns=$(readlink /proc/self/ns/pid)
-left=""
-for pid in $(it_live_pids "$IT_UID"); do
-  ns=$(readlink "/proc/$pid/ns/pid" 2>/dev/null) || continue
-  comm=$(cat "/proc/$pid/comm" 2>/dev/null) || continue
-  case $ns:$comm in
-    "$host_ns":sshd*) it_log "after the lock, sshd's own process $pid ($comm) is still closing" ;;
-    *) left="$left $pid:$comm" ;;
-  esac
-done
-[ -z "$left" ] || it_fail "processes of the session left after the lock:$left"
+left=$(audit_user_procs)
+[ -z "$left" ] || it_fail "processes of the session left after the lock: $left"
 bwshctl_run unlock "$IT_USER"
 kill "$BOMB_PID" 2>/dev/null
 wait "$BOMB_PID" 2>/dev/null

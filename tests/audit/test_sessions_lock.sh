@@ -83,9 +83,8 @@ elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 it_assert_rc 0
 it_assert_out_has "$IT_USER locked; 2 live sessions ended"
 it_log "bwshctl lock returned after $elapsed_ms ms"
-# Zombies do not run; this machine's PID 1 may be slow to reap them.
-left=$(it_live_pids "$IT_UID")
-[ -z "$left" ] || it_fail "processes of $IT_USER left when lock returned: $left"
+left=$(audit_user_procs)
+[ -z "$left" ] || it_fail "processes of $IT_USER's sessions left when lock returned: $left"
 for p in "${HOLDERS[@]}"; do
   for _ in $(seq 50); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$p" 2>/dev/null && it_fail "ssh client $p still connected after the lock"

@@ -291,14 +291,6 @@ read_procs (Proc **ret, size_t *ret_n)
   return 0;
 }
 
-/* Signal every process below @root that runs as @uid: the sandbox (bwrap,
- * its pid namespace and all in it, the network helper and pasta) and the
- * service's own unprivileged part (sshd's user@ process).  The privileged
- * process that opened the session is left alone: it notices, runs
- * close_session and removes the entry.  Children are signalled before their
- * parents: a child whose parent died first would be re-parented out of the
- * tree before the next pass could find it (pasta, outside the sandbox's pid
- * namespace, did exactly that).  Returns how many were signalled. */
 static void
 sleep_ms (long ms)
 {
@@ -329,6 +321,15 @@ killed_add (Killed *k, const Proc *p)
   k->v[k->n++] = *p;
 }
 
+/* Signal every process below @root that runs as @uid: the sandbox (bwrap,
+ * its pid namespace and all in it, the network helper and pasta) and the
+ * service's own unprivileged part (sshd's user@ process).  The privileged
+ * process that opened the session is left alone: it notices, runs
+ * close_session and removes the entry.  Children are signalled before their
+ * parents: a child whose parent died first would be re-parented out of the
+ * tree before the next pass could find it (pasta, outside the sandbox's pid
+ * namespace, did exactly that).  Each one signalled is added to @killed
+ * (if not NULL).  Returns how many were signalled. */
 static size_t
 signal_subtree (pid_t root, uid_t uid, int sig, Killed *killed)
 {

@@ -114,6 +114,10 @@ void bwsh_session_list_clear (BwshSessionList *l);
  * from a later one that reused its number. */
 int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
 
+/* The same, and the state letter of /proc/PID/stat (field 3: 'R', 'S',
+ * 'Z', ...) in @ret_state unless NULL. */
+int bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state);
+
 /* The registry directory, made root-owned 0700 if missing and locked
  * (flock) for the caller until the fd is closed: count-then-register is
  * one step for concurrent logins.  @dir NULL: BWSH_SESSIONS_DIR. */

@@ -96,13 +96,14 @@ bwsh_lock_clear (BwshLock *l)
 }
 
 int
-bwsh_pid_start_time (pid_t pid, uint64_t *ret)
+bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
 {
   char path[64], buf[1024];
   _cleanup_close_ int fd = -1;
   ssize_t n;
   const char *p;
   unsigned long long start;
+  char state;
 
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
   fd = open (path, O_RDONLY | O_CLOEXEC);
@@ -114,7 +115,7 @@ bwsh_pid_start_time (pid_t pid, uint64_t *ret)
   buf[n] = '\0';
   /* comm may hold spaces and parentheses: count fields after the last ')'. */
   p = strrchr (buf, ')');
-  if (p == NULL)
+  if (p == NULL || sscanf (p + 1, " %c", &state) != 1)
     return -EIO;
   /* p is at ") S ppid ...": the space after it starts field 3 (the state);
    * start time is field 22, 19 spaces further. */
@@ -127,8 +128,16 @@ bwsh_pid_start_time (pid_t pid, uint64_t *ret)
     }
   if (sscanf (p, " %llu", &start) != 1)
     return -EIO;
-  *ret = start;
+  *ret_start = start;
+  if (ret_state != NULL)
+    *ret_state = state;
   return 0;
+}
+
+int
+bwsh_pid_start_time (pid_t pid, uint64_t *ret)
+{
+  return bwsh_pid_stat (pid, ret, NULL);
 }
 
 /* Make @path (and its parent) a root-owned directory with no access for

@@ -12,7 +12,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -209,39 +208,8 @@ typedef struct
 {
   pid_t pid, ppid;
   uid_t uid;
-  unsigned long long start; /* clock ticks after boot: with pid, one process */
+  uint64_t start; /* set by signal_subtree(): with pid, one process */
 } Proc;
-
-/* starttime, field 22 of /proc/PID/stat, and the state letter (field 3);
- * the fields are counted after the last ')', since comm may hold anything. */
-static int
-read_stat (pid_t pid, unsigned long long *ret_start, char *ret_state)
-{
-  char path[64], buf[1024], *p;
-  _cleanup_close_ int fd = -1;
-  ssize_t n;
-  unsigned long long start;
-  char state;
-
-  snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  n = read (fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    return -EIO;
-  buf[n] = '\0';
-  p = strrchr (buf, ')');
-  if (p == NULL
-      || sscanf (p + 1, " %c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu", &state,
-                 &start)
-             != 2)
-    return -EIO;
-  *ret_start = start;
-  if (ret_state != NULL)
-    *ret_state = state;
-  return 0;
-}
 
 static int
 read_procs (Proc **ret, size_t *ret_n)
@@ -275,8 +243,6 @@ read_procs (Proc **ret, size_t *ret_n)
           else if (sscanf (line, "Uid: %u", &u) == 1)
             p.uid = u;
         }
-      if (read_stat (p.pid, &p.start, NULL) < 0)
-        continue;
       grown = realloc (v, (n + 1) * sizeof *v);
       if (grown == NULL)
         {
@@ -349,12 +315,18 @@ signal_subtree (pid_t root, uid_t uid, int sig, Killed *killed)
         break;
     }
   while (tail-- > 0)
-    if (v[queue[tail]].uid == uid && kill (v[queue[tail]].pid, sig) == 0)
-      {
-        hit++;
-        if (killed != NULL)
-          killed_add (killed, &v[queue[tail]]);
-      }
+    {
+      Proc *q = &v[queue[tail]];
+      /* The start time is read before the signal, for those remembered only. */
+      if (q->uid != uid || (killed != NULL && bwsh_pid_stat (q->pid, &q->start, NULL) < 0))
+        continue;
+      if (kill (q->pid, sig) == 0)
+        {
+          hit++;
+          if (killed != NULL)
+            killed_add (killed, q);
+        }
+    }
   return hit;
 }
 
@@ -366,10 +338,10 @@ signal_subtree (pid_t root, uid_t uid, int sig, Killed *killed)
 static bool
 killed_alive (const Proc *p)
 {
-  unsigned long long start;
+  uint64_t start;
   char state;
 
-  return read_stat (p->pid, &start, &state) == 0 && start == p->start && state != 'Z' && state != 'X';
+  return bwsh_pid_stat (p->pid, &start, &state) == 0 && start == p->start && state != 'Z' && state != 'X';
 }
 
 /* SIGKILL whatever of @k still runs, wherever it was re-parented to, until

@@ -143,6 +143,14 @@ test_pid_start_time_is_field_22 (void **state)
   assert_int_equal (field, 22);
   assert_int_equal (bwsh_pid_start_time (getpid (), &got), 0);
   assert_int_equal (got, want);
+  {
+    /* bwsh_pid_stat: the same start time, and this process is running. */
+    char st = '?';
+    got = 0;
+    assert_int_equal (bwsh_pid_stat (getpid (), &got, &st), 0);
+    assert_int_equal (got, want);
+    assert_int_equal (st, 'R');
+  }
 }
 
 static void

@@ -86,7 +86,10 @@ void bwsh_diag_clear (BwshDiag *d);
 
 /* A copy of @s (of @len bytes) safe to print on one log line: control
  * characters, quotes, backslashes and bytes >= 0x7f become \xNN escapes, and
- * anything past 256 bytes is cut with "...".  Never NULL unless out of memory. */
+ * the copy is cut with "..." at BWSH_ESCAPE_MAX characters, escapes counted,
+ * so that it fits in a message with room left for the reason.  Never NULL
+ * unless out of memory. */
+#define BWSH_ESCAPE_MAX 256
 char *bwsh_escape (const char *s, size_t len);
 
 /* ------------------------------------------------------------------ limits */

@@ -299,22 +299,27 @@ bwsh_net_mode_to_string (BwshNetMode m)
 char *
 bwsh_escape (const char *s, size_t len)
 {
-  /* 256 printable bytes at most 4 bytes each, plus "..." and NUL. */
-  const size_t limit = 256;
-  char *out = malloc (limit * 4 + 4);
-  size_t o = 0;
+  /* At most BWSH_ESCAPE_MAX characters, escapes included, so that a value
+   * quoted in a BwshError message (512 bytes) never pushes out the reason
+   * that follows it; then "..." and NUL. */
+  char *out = malloc (BWSH_ESCAPE_MAX + 4);
+  size_t o = 0, i;
 
   if (out == NULL)
     return NULL;
-  for (size_t i = 0; i < len && i < limit; i++)
+  for (i = 0; i < len; i++)
     {
       unsigned char c = (unsigned char) s[i];
-      if (c < 0x20 || c >= 0x7f || c == '\\' || c == '"')
-        o += (size_t) sprintf (out + o, "\\x%02x", c);
+      bool esc = c < 0x20 || c >= 0x7f || c == '\\' || c == '"';
+
+      if (o + (esc ? 4 : 1) > BWSH_ESCAPE_MAX)
+        break;
+      if (esc)
+        o += (size_t) snprintf (out + o, 5, "\\x%02x", c);
       else
         out[o++] = (char) c;
     }
-  if (len > limit)
+  if (i < len)
     {
       memcpy (out + o, "...", 3);
       o += 3;

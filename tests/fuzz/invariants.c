@@ -521,7 +521,7 @@ check_explain (const BwshPlan *p)
   if (r == -EILSEQ && strstr (err.message, "is not valid UTF-8") != NULL && out == NULL)
     return;
   if (r < 0 || out == NULL)
-    violation ("explain_json failed on a plan that was built");
+    violation ("explain_json failed on a plan that was built: %d, %s", r, err.message);
   doc = json_loads (out, 0, &jerr);
   if (doc == NULL)
     violation ("explain_json is not JSON: %s at %d:%d", jerr.text, jerr.line, jerr.column);

@@ -274,6 +274,16 @@ it_collect
 it_assert_rc 0
 it_assert_out_has 'TERM=x\xffy'
 
+it_check "a long value that is not UTF-8: the message keeps its reason"
+# 300 bytes that each escape to four characters are more than a message
+# holds: the value is quoted in part and the reason still follows it (the
+# policy fuzzer found the reason cut off by a project_dir like this).
+long=$(printf '\xff%.0s' $(seq 300))
+run_explain env -i "TERM=$long" LANG=C.UTF-8
+it_assert_rc 1
+it_assert_eq "" "$IT_OUT" "explain --json output"
+it_assert_err_has "TERM \"$(printf '\\xff%.0s' $(seq 64))...\" is not valid UTF-8, which JSON cannot carry"
+
 # A first login: no ~/project yet.  Explain creates nothing and says what
 # the session will create; then bwsh creates it, and the argv is the same.
 rm -rf "$H/project"

@@ -108,6 +108,37 @@ test_error_set_records_errno_and_keeps_step (void **state)
   assert_int_equal (bwsh_error_step (NULL, BWSH_ERROR_PLAN, -EPERM), -EPERM);
 }
 
+static void
+test_escape_escapes_and_stays_bounded (void **state)
+{
+  char raw[600];
+  _cleanup_free_ char *plain = bwsh_escape ("a\"b\\c\nd\xff", 8);
+  _cleanup_free_ char *bytes = NULL, *text = NULL, *exact = NULL;
+  BwshError err = { 0 };
+
+  (void) state;
+  assert_string_equal (plain, "a\\x22b\\x5cc\\x0ad\\xff");
+
+  /* 600 bytes that all need escaping: 64 of them fill the 256 characters. */
+  memset (raw, 0xff, sizeof raw);
+  bytes = bwsh_escape (raw, sizeof raw);
+  assert_int_equal (strlen (bytes), BWSH_ESCAPE_MAX + 3);
+  assert_string_equal (bytes + BWSH_ESCAPE_MAX - 4, "\\xff...");
+
+  /* Printable bytes count one each. */
+  memset (raw, 'a', sizeof raw);
+  text = bwsh_escape (raw, sizeof raw);
+  assert_int_equal (strlen (text), BWSH_ESCAPE_MAX + 3);
+  exact = bwsh_escape (raw, BWSH_ESCAPE_MAX);
+  assert_int_equal (strlen (exact), BWSH_ESCAPE_MAX);
+
+  /* The point of the bound: a message that quotes the worst value still
+   * ends with its reason (the policy fuzzer found it cut off). */
+  bwsh_error_set (&err, -EILSEQ, NULL, 0, 0, "%s \"%s\" is not valid UTF-8, which JSON cannot carry; the text "
+                  "explanation shows it", "sandboxProjectDir", bytes);
+  assert_non_null (strstr (err.message, "the text explanation shows it"));
+}
+
 int
 main (void)
 {
@@ -115,6 +146,7 @@ main (void)
     cmocka_unit_test (test_one_formatter_names_the_step),
     cmocka_unit_test (test_failure_without_message_is_never_empty),
     cmocka_unit_test (test_error_set_records_errno_and_keeps_step),
+    cmocka_unit_test (test_escape_escapes_and_stays_bounded),
   };
   return cmocka_run_group_tests_name ("error", tests, NULL, NULL);
 }

@@ -115,6 +115,17 @@ nt_remote_host()
   exit 1
 }
 
+# The pid of the session's pasta: the oldest live one of the test user.
+# Zombies are left out: the pasta of a session that just ended waits there
+# until PID 1 reaps it, which on a container's PID 1 can take a while, so
+# the oldest pasta by itself may be a dead one.  With --config-net, pasta
+# also runs short-lived clones of itself, which are younger than it.
+nt_session_pasta()
+{
+  ps -o pid=,stat=,comm= --sort=start_time -U "$IT_USER" 2>/dev/null \
+    | awk '$2 !~ /^Z/ && $3 ~ /^pas+ta?(\.|$)/ { print $1; exit }'
+}
+
 nt_remote_cleanup()
 {
   [ -n "$NT_VETH" ] && ip link del "${NT_VETH}a" 2>/dev/null
@@ -308,7 +319,7 @@ case_killed_pasta_ends_session_never_host_network()
   local bg=$! pasta_pid="" i
   it_defer kill -TERM "$bg"
   for ((i = 0; i < 400; i++)); do
-    pasta_pid=$(pgrep -o -u "$IT_USER" '^pas+ta?(\.|$)')
+    pasta_pid=$(nt_session_pasta)
     [ -n "$pasta_pid" ] && grep -q "=ERR:" "$IT_TMP/bg.out" 2>/dev/null && break
     sleep 0.1
   done
@@ -375,12 +386,10 @@ case_helper_and_pasta_leave_nothing_behind()
   (timeout -k 5 60 su - "$IT_USER" -c 'while [ ! -e ~/project/release ]; do sleep 0.1; done' \
     </dev/null >/dev/null 2>&1) &
   local bg=$! pasta_pid="" helper="" bwrap="" comm=""
-  # The oldest pasta: with --config-net, pasta clones short-lived children
-  # of its own, and one read while it exits shows a parent of 0.  A read
-  # that finds nothing (not yet there, or gone between two reads) is read
-  # again; what is read in the end is what is checked.
+  # A read that finds nothing (not there yet, or gone between two reads) is
+  # read again; what is read in the end is what is checked.
   for ((i = 0; i < 400; i++)); do
-    pasta_pid=$(pgrep -o -u "$IT_USER" '^pas+ta?(\.|$)')
+    pasta_pid=$(nt_session_pasta)
     if [ -n "$pasta_pid" ]; then
       helper=$(ps -o ppid= -p "$pasta_pid" | tr -d ' ')
       case $helper in '' | 0) ;; *) bwrap=$(ps -o ppid= -p "$helper" | tr -d ' ') ;; esac

@@ -10,7 +10,7 @@
  *     and so never a place for the session's persistent state;
  *   - which PAM services run the login shell at all.
  *
- * Pure functions of their arguments, no I/O: plan.c calls them at each of
+ * Pure functions of their arguments, no I/O: core/plan/ calls them at each of
  * its validation points, on the path as written and as resolved.
  */
 #include "config.h"

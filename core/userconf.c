@@ -8,7 +8,7 @@
  *     "sandboxProjectDir": "..." } }
  *
  * This file only turns JSON into lists.  Whether a path is allowed is the
- * plan's business (plan.c), so that the same rules apply whatever the source.
+ * plan's business (core/plan/), so that the same rules apply whatever the source.
  */
 #include "config.h"
 

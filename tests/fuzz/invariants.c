@@ -95,7 +95,7 @@ paths_clear (Paths *p)
   *p = (Paths) { 0 };
 }
 
-/* Expand a policy list the way plan.c must have; false if one does not expand
+/* Expand a policy list the way core/plan/ must have; false if one does not expand
  * (then plan_build had to fail, which the caller checks). */
 static bool
 expand (const BwshBindList *l, const char *home, Paths *ret)

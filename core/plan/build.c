@@ -1,0 +1,274 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The plan: identity x policy x user overlay -> a mount table with verdicts.
+ *
+ * bwsh_plan_build() decides from the inputs alone (plus two lstat()s of the
+ * host layout), so it can be tested and explained without root.  Then
+ * bwsh_plan_resolve() runs as the user, resolves every bind source, checks
+ * the resolved path against the same rules and opens it O_PATH|O_NOFOLLOW:
+ * bwrap gets the fd, never a path that could be swapped after the check.
+ *
+ * This file: the plan's life (build, free) and the steps every part uses
+ * to add a mount and give it a verdict.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+void
+strv_free (char **v, size_t n)
+{
+  for (size_t i = 0; i < n; i++)
+    free (v[i]);
+  free (v);
+}
+
+static void
+mount_clear (BwshMount *m)
+{
+  free (m->src);
+  free (m->dest);
+  free (m->reason);
+  free (m->from.file);
+  if (m->fd >= 0)
+    close (m->fd);
+}
+
+BwshPlan *
+bwsh_plan_free (BwshPlan *p)
+{
+  if (p == NULL)
+    return NULL;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    mount_clear (&p->mounts[i]);
+  free (p->mounts);
+  for (size_t i = 0; i < p->n_env; i++)
+    free (p->env[i]);
+  free (p->env);
+  free (p->chdir);
+  free (p->hostname);
+  free (p->shell);
+  free (p->home);
+  free (p->project_dir);
+  bwsh_landlock_request_clear (&p->landlock);
+  strv_free (p->rw_ceilings, p->n_rw_ceilings);
+  strv_free (p->ro_ceilings, p->n_ro_ceilings);
+  strv_free (p->protected_paths, p->n_protected);
+  strv_free (p->policy_dirs, p->n_policy_dirs);
+  free (p->shell_file);
+  bwsh_diag_clear (&p->diag);
+  free (p);
+  return NULL;
+}
+
+static void
+plan_freep (BwshPlan **p)
+{
+  bwsh_plan_free (*p);
+}
+
+int
+set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
+{
+  va_list ap;
+  char *s = NULL;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&s, fmt, ap);
+  va_end (ap);
+  if (r < 0)
+    return -ENOMEM;
+  free (m->reason);
+  m->reason = s;
+  m->verdict = v;
+  return 0;
+}
+
+/* "FILE:LINE:COL: " for a diagnostic about @from, or "" for defaults. */
+char *
+format_from (const BwshSource *from)
+{
+  return bwsh_source_prefix (from->file, from->line, from->column);
+}
+
+/* Mark @m refused (or skipped) and add the one-line warning. */
+int
+refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
+{
+  _cleanup_free_ char *reason = NULL, *esc = NULL, *where = NULL;
+  va_list ap;
+  int r;
+
+  va_start (ap, fmt);
+  r = vasprintf (&reason, fmt, ap);
+  va_end (ap);
+  if (r < 0)
+    return -ENOMEM;
+  where = format_from (&m->from);
+  esc = bwsh_escape (what, strlen (what));
+  if (where == NULL || esc == NULL)
+    return -ENOMEM;
+  r = bwsh_diag_add (&p->diag, "%s%s: %s", where, esc, reason);
+  if (r < 0)
+    return r;
+  if (v == BWSH_VERDICT_REFUSED)
+    p->n_refused++;
+  free (m->reason);
+  m->reason = steal_pointer (&reason);
+  m->verdict = v;
+  return 0;
+}
+
+/* Append a mount.  @src may be NULL.  Returns the index or -errno. */
+ssize_t
+add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from)
+{
+  BwshPlan *p = c->p;
+  BwshMount *m;
+  int r;
+
+  if (p->n_mounts == p->cap_mounts)
+    {
+      size_t cap = p->cap_mounts == 0 ? 32 : p->cap_mounts * 2;
+      BwshMount *n = realloc (p->mounts, cap * sizeof *n);
+      if (n == NULL)
+        return -ENOMEM;
+      p->mounts = n;
+      p->cap_mounts = cap;
+    }
+  m = &p->mounts[p->n_mounts];
+  *m = (BwshMount) { .kind = kind, .fd = -1, .verdict = BWSH_VERDICT_ACCEPTED };
+  if (from != NULL)
+    m->from = *from;
+  m->from.file = NULL;
+  if ((src != NULL && (m->src = strdup (src)) == NULL) || (m->dest = strdup (dest)) == NULL
+      || (from != NULL && from->file != NULL && (m->from.file = strdup (from->file)) == NULL))
+    {
+      mount_clear (m);
+      return -ENOMEM;
+    }
+  r = dest_index_add (&c->dests, p->mounts, p->n_mounts);
+  if (r < 0)
+    {
+      mount_clear (m);
+      return r;
+    }
+  return (ssize_t) p->n_mounts++;
+}
+
+/* ------------------------------------------------------------------ build */
+
+int
+bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc, char *const *envp,
+                 BwshPlan **ret, BwshError *err)
+{
+  _cleanup_ (plan_freep) BwshPlan *p = NULL;
+  _cleanup_free_ char *project = NULL, *state_dir = NULL;
+  Ctx c = { .id = id, .pol = pol };
+  int r;
+
+  if (pol->shell == NULL || pol->shell[0] != '/')
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "the inner shell must be an absolute path");
+
+  p = calloc (1, sizeof *p);
+  if (p == NULL)
+    return -ENOMEM;
+  c.p = p;
+  p->uid = id->uid;
+  p->strict = pol->strict;
+  /* A fresh user namespace that cannot make another one (nested user
+   * namespaces were the way back to mount() and friends), plus every
+   * namespace that hides host state. */
+  p->unshare[BWSH_NS_USER] = p->unshare[BWSH_NS_PID] = p->unshare[BWSH_NS_IPC] = true;
+  p->unshare[BWSH_NS_UTS] = p->unshare[BWSH_NS_CGROUP] = true;
+  p->network = pol->net_mode;
+  p->unshare[BWSH_NS_NET] = pol->net_mode != BWSH_NET_SHARED;
+  p->disable_userns = true;
+  p->seccomp = BWSH_SECCOMP_SESSION;
+  p->root_tmpfs_size = pol->root_tmpfs_size;
+  p->tmp_tmpfs_size = pol->tmp_tmpfs_size;
+  r = bwsh_landlock_request_from_policy (pol, &p->landlock);
+  if (r < 0)
+    return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+  p->rlimit_core = pol->rlimit_core;
+  p->rlimit_nproc = pol->rlimit_nproc;
+  p->rlimit_nofile = pol->rlimit_nofile;
+  p->max_mounts = pol->max_mounts;
+  if ((p->shell = strdup (pol->shell)) == NULL || (p->home = strdup (id->home)) == NULL
+      || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
+    return -ENOMEM;
+
+  if ((r = ctx_rules (&c, id->home, err)) < 0
+      || (r = expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)
+    goto out;
+
+  r = choose_project_dir (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL, &project, err);
+  if (r < 0)
+    goto out;
+  r = choose_state_dir (&c, project, &state_dir, err);
+  if (r < 0)
+    goto out;
+  p->start_dir = pol->start_dir == BWSH_START_PROJECT ? "project" : "home";
+  if ((p->project_dir = strdup (project)) == NULL
+      || (p->chdir = strdup (pol->start_dir == BWSH_START_PROJECT ? project : id->home)) == NULL)
+    {
+      r = -ENOMEM;
+      goto out;
+    }
+
+  r = add_defaults (&c, project, state_dir);
+  if (r < 0)
+    goto out;
+
+  r = merge (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL);
+  if (r < 0)
+    goto out;
+
+  r = add_overlay_dir (&c);
+  if (r < 0)
+    goto out;
+  r = add_protected (&c);
+  if (r < 0)
+    goto out;
+  r = sort_by_depth (p);
+  if (r < 0)
+    goto out;
+  r = build_env (id, pol, envp, p, err);
+  if (r < 0)
+    goto out;
+
+  /* Resolution re-checks resolved sources against the same rules: they
+   * travel with the plan, expanded for this user. */
+  p->rw_ceilings = steal_pointer (&c.rw_ceilings);
+  p->n_rw_ceilings = c.n_rw;
+  p->ro_ceilings = steal_pointer (&c.ro_ceilings);
+  p->n_ro_ceilings = c.n_ro;
+  p->protected_paths = steal_pointer (&c.protected_paths);
+  p->policy_dirs = steal_pointer (&c.policy_dirs);
+  p->n_policy_dirs = c.n_policy_dirs;
+  c.n_policy_dirs = 0;
+  if (pol->shell_from.file != NULL && (p->shell_file = strdup (pol->shell_from.file)) == NULL)
+    {
+      r = -ENOMEM;
+      goto out;
+    }
+  p->shell_line = pol->shell_from.line;
+  p->n_protected = c.n_protected;
+  c.n_rw = c.n_ro = c.n_protected = 0;
+
+  *ret = steal_pointer (&p);
+  r = 0;
+out:
+  ctx_clear (&c);
+  if (r == -ENOMEM)
+    bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+  return r;
+}

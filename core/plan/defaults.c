@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The default plan: the host layout, /run, /dev, /proc, the tmpfs
+ * directories, then the home (home.c).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+
+const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
+
+/* ------------------------------------------------------------ the default */
+
+static int
+add_host_layout (Ctx *c)
+{
+  /* On merged-/usr hosts /bin, /sbin and /lib* are symlinks into /usr; copy
+   * them as symlinks.  Elsewhere they are directories: bind them read-only. */
+  static const char *const dirs[] = { "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32" };
+
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (dirs); i++)
+    {
+      struct stat st;
+      ssize_t idx;
+
+      if (lstat (dirs[i], &st) < 0)
+        continue;
+      if (S_ISLNK (st.st_mode))
+        {
+          char target[PATH_MAX];
+          ssize_t n = readlink (dirs[i], target, sizeof target - 1);
+          if (n <= 0)
+            continue;
+          target[n] = '\0';
+          idx = add_mount (c, BWSH_MOUNT_SYMLINK, target, dirs[i], &default_source);
+        }
+      else if (S_ISDIR (st.st_mode))
+        idx = add_mount (c, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &default_source);
+      else
+        continue;
+      if (idx < 0)
+        return (int) idx;
+    }
+  return 0;
+}
+
+static int
+add_run (Ctx *c)
+{
+  char target[PATH_MAX];
+  _cleanup_free_ char *dir = NULL;
+  ssize_t n, idx;
+
+  if (c->pol->run_mode == BWSH_RUN_HOST)
+    {
+      idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/run", "/run", &default_source);
+      if (idx < 0)
+        return (int) idx;
+      return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+                         "policy run = \"host\": host sockets under /run stay connectable");
+    }
+
+  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
+  if (idx < 0)
+    return (int) idx;
+  /* Runtime data is small; an unsized tmpfs could take half the RAM. */
+  c->p->mounts[idx].size = c->pol->root_tmpfs_size;
+
+  /* systemd-resolved and NetworkManager keep resolv.conf under /run and
+   * point /etc/resolv.conf at it; bind just that directory so name
+   * resolution works without the rest of the host's /run. */
+  n = readlink ("/etc/resolv.conf", target, sizeof target - 1);
+  if (n <= 0)
+    return 0;
+  target[n] = '\0';
+  if (target[0] != '/')
+    {
+      _cleanup_free_ char *abs = NULL;
+      if (asprintf (&abs, "/etc/%s", target) < 0)
+        return -ENOMEM;
+      _cleanup_free_ char *resolved = realpath (abs, NULL);
+      if (resolved == NULL)
+        return 0;
+      snprintf (target, sizeof target, "%s", resolved);
+    }
+  if (bwsh_path_normalize (target, &dir) != BWSH_PATH_OK)
+    return 0;
+  if (!bwsh_path_has_prefix (dir, "/run") || strcmp (dir, "/run") == 0)
+    return 0;
+  *strrchr (dir, '/') = '\0';
+  if (strcmp (dir, "/run") == 0)
+    return 0;
+  idx = add_mount (c, BWSH_MOUNT_RO_BIND, dir, dir, &default_source);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].optional = true;
+  return 0;
+}
+
+int
+add_defaults (Ctx *c, const char *project, const char *state_dir)
+{
+  const BwshPolicy *pol = c->pol;
+  ssize_t idx;
+  int r;
+
+  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/", &default_source);
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].size = pol->root_tmpfs_size;
+  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &default_source)) < 0)
+    return (int) idx;
+  r = add_host_layout (c);
+  if (r < 0)
+    return r;
+  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &default_source)) < 0)
+    return (int) idx;
+  r = add_run (c);
+  if (r < 0)
+    return r;
+  if (pol->dev_mode == BWSH_DEV_HOST)
+    {
+      if ((idx = add_mount (c, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &default_source)) < 0)
+        return (int) idx;
+      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "policy dev = \"host\": every host device node");
+      if (r < 0)
+        return r;
+    }
+  else
+    {
+      /* bwrap's --dev is a tmpfs of the kernel's default size (half the
+       * RAM), and so would /dev/shm in it be: give shared memory a sized
+       * tmpfs of its own, and make the rest of /dev read-only. */
+      if ((idx = add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
+        return (int) idx;
+      if ((idx = add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, "/dev", &default_source)) < 0)
+        return (int) idx;
+      if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/dev/shm", &default_source)) < 0)
+        return (int) idx;
+      c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+    }
+  if ((idx = add_mount (c, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
+    return (int) idx;
+  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
+    return (int) idx;
+  c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+  /* /var is the root tmpfs's; only /var/tmp, the one place programs write. */
+  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/var/tmp", &default_source)) < 0)
+    return (int) idx;
+  c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+  return add_home (c, project, state_dir);
+}

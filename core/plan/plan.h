@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The plan's private header: what the files of core/plan/ share and nothing
+ * outside them sees.  The plan's public API (bwsh_plan_build(),
+ * bwsh_plan_resolve(), ...) is in bwsh.h.
+ *
+ *   build.c         the plan's life, add_mount(), refuse(), set_reason()
+ *   dests.c         the destination index
+ *   context.c       the rules context: ceilings, protected paths, locks
+ *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
+ *   home.c          the project directory, the state, the home's layers
+ *   merge.c         the policy's and the user's lists over the defaults
+ *   env.c           the session's environment
+ *   limits.c        resolution: coalescing, max_mounts, file descriptors
+ *   destinations.c  resolution: the state directory, mount points
+ *   resolve.c       bwsh_plan_resolve()
+ */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+/* Destination -> mount indices, so that merging N entries costs O(N). */
+typedef struct
+{
+  size_t *slots; /* index + 1, 0 = empty */
+  size_t cap;    /* power of two */
+  size_t n;
+} DestIndex;
+
+typedef struct
+{
+  const BwshIdentity *id;
+  const BwshPolicy *pol;
+  BwshPlan *p;
+  DestIndex dests;
+  /* expanded templates */
+  char **rw_ceilings;
+  size_t n_rw;
+  char **ro_ceilings;
+  size_t n_ro;
+  char **protected_paths;
+  bool *protected_is_dir;
+  size_t n_protected;
+  char **policy_dirs;   /* directories holding a policy file: never an overlay source */
+  size_t n_policy_dirs;
+  char *overlay_dir;    /* user_config_mode = "editable": the one protected path left writable */
+  char **locked;
+  size_t n_locked;
+} Ctx;
+
+/* Loop over the index i of every mount whose destination is @want; the
+ * order is the hash table's, so callers that care compare indices. */
+#define FOREACH_DEST(c, want, i)                                                                     \
+  for (size_t _k = (c)->dests.cap ? hash_path (want) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
+       (c)->dests.cap && (c)->dests.slots[_k] != 0 && _n < (c)->dests.cap;                         \
+       _k = (_k + 1) & ((c)->dests.cap - 1), _n++)                                                   \
+    if ((i = (c)->dests.slots[_k] - 1, strcmp ((c)->p->mounts[i].dest, (want)) == 0))
+
+/* "No parent" in the covering-mount table of coalesce(). */
+#define NO_PARENT SIZE_MAX
+
+/* build.c */
+extern const BwshSource default_source;
+void strv_free (char **v, size_t n);
+int set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+char *format_from (const BwshSource *from);
+/* Mark @m refused (or skipped) and add the one-line warning. */
+int refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
+  __attribute__ ((format (printf, 5, 6)));
+ssize_t add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from);
+
+/* dests.c */
+size_t hash_path_n (const char *s, size_t n);
+size_t hash_path (const char *s);
+int dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx);
+int set_dest (Ctx *c, size_t idx, char *dest);
+
+/* context.c */
+void ctx_clear (Ctx *c);
+int expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err);
+int ctx_rules (Ctx *c, const char *home, BwshError *err);
+bool str_in (const char *s, const char *const *v, size_t n);
+bool is_critical (const char *dest);
+bool is_locked (const Ctx *c, const char *dest);
+const char *check_path_rules (const Ctx *c, const char *path, bool rw, bool is_source);
+
+/* defaults.c, home.c */
+int add_defaults (Ctx *c, const char *project, const char *state_dir);
+int choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err);
+int choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err);
+int add_home (Ctx *c, const char *project, const char *state_dir);
+int add_overlay_dir (Ctx *c);
+
+/* merge.c */
+int merge (Ctx *c, const BwshUserConfig *uc);
+int add_protected (Ctx *c);
+int sort_by_depth (BwshPlan *p);
+
+/* env.c */
+int build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err);
+
+/* limits.c */
+bool is_bind (BwshMountKind k);
+int coalesce (BwshPlan *p, size_t *ret_parent);
+bool parent_dropped (const BwshPlan *p, const size_t *parent, size_t i);
+int enforce_mount_limit (BwshPlan *p, const size_t *parent);
+int reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
+
+/* destinations.c */
+int resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
+int check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
+int dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
+int prepare_destinations (BwshPlan *p, BwshResolveMode mode);

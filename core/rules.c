@@ -173,6 +173,17 @@ bwsh_state_dir_refusal (char *const *protected_paths, size_t n_protected, const 
   return NULL;
 }
 
+const char *const *
+bwsh_login_services (size_t *ret_n)
+{
+  /* The services that start the login shell, so that bwsh confines what
+   * they run: pam_bwsh belongs in their session stacks. */
+  static const char *const services[] = { "sshd", "login", "su", "su-l", "runuser-l" };
+
+  *ret_n = BWSH_N_ELEMENTS (services);
+  return services;
+}
+
 bool
 bwsh_service_runs_login_shell (const BwshPolicy *pol, const char *service)
 {

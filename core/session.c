@@ -168,17 +168,6 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
   return r;
 }
 
-const char *const *
-bwsh_login_services (size_t *ret_n)
-{
-  /* The services that start the login shell, so that bwsh confines what
-   * they run: pam_bwsh belongs in their session stacks. */
-  static const char *const services[] = { "sshd", "login", "su", "su-l", "runuser-l" };
-
-  *ret_n = BWSH_N_ELEMENTS (services);
-  return services;
-}
-
 bool
 bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service)
 {

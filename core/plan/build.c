@@ -155,7 +155,7 @@ add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const 
       mount_clear (m);
       return -ENOMEM;
     }
-  r = dest_index_add (&c->dests, p->mounts, p->n_mounts);
+  r = dest_table_add (&c->dests, p->mounts, p->n_mounts);
   if (r < 0)
     {
       mount_clear (m);

@@ -25,7 +25,7 @@ static const char *const always_locked[] = { "/tmp", "/var/tmp" };
 void
 ctx_clear (Ctx *c)
 {
-  free (c->dests.slots);
+  dest_table_clear (&c->dests);
   strv_free (c->rw_ceilings, c->n_rw);
   strv_free (c->ro_ceilings, c->n_ro);
   strv_free (c->protected_paths, c->n_protected);

@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The plan's destination index: destination -> mount indices, so that
- * merging N entries costs O(N).
+ * The plan's one destination table: destination -> mount indices, in one
+ * open-addressing table (linear probing).  The build keeps every mount of
+ * a destination (dest_table_add(), FOREACH_DEST), so that merging N
+ * entries costs O(N); coalesce() keeps the last accepted mount of each
+ * destination (dest_table_set()) and asks for the deepest one covering a
+ * path (dest_table_cover()).  The plan's mounts may move (realloc, sort):
+ * every call names the array the indices point into.
  */
 #include "config.h"
 
@@ -16,7 +21,7 @@
  * then mixed: paths that differ only in their last characters, such as
  * ~/data/d1 ... ~/data/d999, would otherwise fill neighbouring slots and the
  * linear probing would compare each with most of the others. */
-size_t
+static size_t
 hash_path_n (const char *s, size_t n)
 {
   uint64_t h = 5381;
@@ -35,28 +40,41 @@ hash_path (const char *s)
   return hash_path_n (s, strlen (s));
 }
 
-int
-dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx)
+/* Grow before adding: at most half the slots are taken, so that a probe
+ * ends soon on an empty slot. */
+static int
+dest_table_grow (DestTable *d, const BwshMount *mounts)
 {
-  if ((d->n + 1) * 2 > d->cap)
-    {
-      size_t cap = d->cap == 0 ? 64 : d->cap * 2;
-      size_t *slots = calloc (cap, sizeof *slots);
+  size_t cap;
+  size_t *slots;
 
-      if (slots == NULL)
-        return -ENOMEM;
-      for (size_t i = 0; i < d->cap; i++)
-        if (d->slots[i] != 0)
-          {
-            size_t k = hash_path (mounts[d->slots[i] - 1].dest) & (cap - 1);
-            while (slots[k] != 0)
-              k = (k + 1) & (cap - 1);
-            slots[k] = d->slots[i];
-          }
-      free (d->slots);
-      d->slots = slots;
-      d->cap = cap;
-    }
+  if ((d->n + 1) * 2 <= d->cap)
+    return 0;
+  cap = d->cap == 0 ? 64 : d->cap * 2;
+  slots = calloc (cap, sizeof *slots);
+  if (slots == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < d->cap; i++)
+    if (d->slots[i] != 0)
+      {
+        size_t k = hash_path (mounts[d->slots[i] - 1].dest) & (cap - 1);
+        while (slots[k] != 0)
+          k = (k + 1) & (cap - 1);
+        slots[k] = d->slots[i];
+      }
+  free (d->slots);
+  d->slots = slots;
+  d->cap = cap;
+  return 0;
+}
+
+int
+dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx)
+{
+  int r = dest_table_grow (d, mounts);
+
+  if (r < 0)
+    return r;
   size_t k = hash_path (mounts[idx].dest) & (d->cap - 1);
   while (d->slots[k] != 0)
     k = (k + 1) & (d->cap - 1);
@@ -65,12 +83,11 @@ dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx)
   return 0;
 }
 
-/* A bind's destination is only known after normalising what the user wrote. */
-int
-set_dest (Ctx *c, size_t idx, char *dest)
+/* Remove mount @idx, whose destination has not changed since it was added. */
+static int
+dest_table_remove (DestTable *d, const BwshMount *mounts, size_t idx)
 {
-  DestIndex *d = &c->dests;
-  size_t k = hash_path (c->p->mounts[idx].dest) & (d->cap - 1);
+  size_t k = hash_path (mounts[idx].dest) & (d->cap - 1);
 
   while (d->slots[k] != idx + 1)
     k = (k + 1) & (d->cap - 1);
@@ -82,10 +99,85 @@ set_dest (Ctx *c, size_t idx, char *dest)
       size_t v = d->slots[j];
       d->slots[j] = 0;
       d->n--;
-      if (dest_index_add (d, c->p->mounts, v - 1) < 0)
+      if (dest_table_add (d, mounts, v - 1) < 0)
         return -ENOMEM;
     }
+  return 0;
+}
+
+/* The slot of the first mount whose destination is the first @n bytes of
+ * @dest, or the empty slot where it would go: a parent is probed with a
+ * prefix of its child, so that no parent path is copied. */
+static size_t *
+dest_table_slot (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n)
+{
+  size_t k = hash_path_n (dest, n) & (d->cap - 1);
+
+  for (;; k = (k + 1) & (d->cap - 1))
+    {
+      const char *have;
+
+      if (d->slots[k] == 0)
+        return &d->slots[k];
+      have = mounts[d->slots[k] - 1].dest;
+      if (strncmp (have, dest, n) == 0 && have[n] == '\0')
+        return &d->slots[k];
+    }
+}
+
+int
+dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx)
+{
+  int r = dest_table_grow (d, mounts);
+  size_t *slot;
+
+  if (r < 0)
+    return r;
+  slot = dest_table_slot (d, mounts, mounts[idx].dest, strlen (mounts[idx].dest));
+  d->n += *slot == 0;
+  *slot = idx + 1;
+  return 0;
+}
+
+/* The deepest mount whose destination is @dest or a parent of it: at most
+ * one probe per path element, whatever the size of the plan. */
+size_t
+dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest)
+{
+  size_t n = strlen (dest);
+
+  if (d->cap == 0)
+    return NO_PARENT;
+  for (;;)
+    {
+      size_t v = *dest_table_slot (d, mounts, dest, n);
+      if (v != 0)
+        return v - 1;
+      if (n <= 1)
+        return NO_PARENT;
+      while (n > 1 && dest[n - 1] != '/')
+        n--;
+      if (n > 1)
+        n--; /* "/a/b" -> "/a"; "/a" -> "/" */
+    }
+}
+
+void
+dest_table_clear (DestTable *d)
+{
+  free (d->slots);
+  *d = (DestTable) { 0 };
+}
+
+/* A bind's destination is only known after normalising what the user wrote. */
+int
+set_dest (Ctx *c, size_t idx, char *dest)
+{
+  int r = dest_table_remove (&c->dests, c->p->mounts, idx);
+
+  if (r < 0)
+    return r;
   free (c->p->mounts[idx].dest);
   c->p->mounts[idx].dest = dest;
-  return dest_index_add (d, c->p->mounts, idx);
+  return dest_table_add (&c->dests, c->p->mounts, idx);
 }

@@ -22,53 +22,6 @@ is_bind (BwshMountKind k)
   return k == BWSH_MOUNT_RO_BIND || k == BWSH_MOUNT_BIND || k == BWSH_MOUNT_DEV_BIND;
 }
 
-/* Destination -> the last accepted mount with that destination, probed with
- * a prefix of another destination so that no parent path is copied. */
-typedef struct
-{
-  const BwshMount *mounts;
-  size_t *slots; /* index + 1, 0 = empty */
-  size_t cap;    /* power of two, at least twice the number of mounts */
-} DestMap;
-
-static size_t *
-dest_map_slot (DestMap *d, const char *dest, size_t n)
-{
-  size_t k = hash_path_n (dest, n) & (d->cap - 1);
-
-  for (;; k = (k + 1) & (d->cap - 1))
-    {
-      const char *have;
-
-      if (d->slots[k] == 0)
-        return &d->slots[k];
-      have = d->mounts[d->slots[k] - 1].dest;
-      if (strncmp (have, dest, n) == 0 && have[n] == '\0')
-        return &d->slots[k];
-    }
-}
-
-/* The deepest mount in @d whose destination is @dest or a parent of it:
- * at most one probe per path element, whatever the size of the plan. */
-static size_t
-dest_map_cover (DestMap *d, const char *dest)
-{
-  size_t n = strlen (dest);
-
-  for (;;)
-    {
-      size_t v = *dest_map_slot (d, dest, n);
-      if (v != 0)
-        return v - 1;
-      if (n <= 1)
-        return NO_PARENT;
-      while (n > 1 && dest[n - 1] != '/')
-        n--;
-      if (n > 1)
-        n--; /* "/a/b" -> "/a"; "/a" -> "/" */
-    }
-}
-
 /* Whether @q (a bind over a parent of @m's destination) already shows what
  * @m would bind: same kind, and @m's source lies at the same offset below
  * @q's source as its destination does below @q's destination. */
@@ -90,14 +43,9 @@ shows_same (const BwshMount *q, const BwshMount *m)
 int
 coalesce (BwshPlan *p, size_t *ret_parent)
 {
-  DestMap map = { .mounts = p->mounts, .cap = 64 };
+  DestTable map = { 0 };
   int r = 0;
 
-  while (map.cap < p->n_mounts * 2)
-    map.cap *= 2;
-  map.slots = calloc (map.cap, sizeof *map.slots);
-  if (map.slots == NULL)
-    return -ENOMEM;
   for (size_t i = 0; i < p->n_mounts && r >= 0; i++)
     {
       BwshMount *m = &p->mounts[i];
@@ -107,7 +55,7 @@ coalesce (BwshPlan *p, size_t *ret_parent)
         continue;
       if (is_bind (m->kind) && m->from.origin != BWSH_ORIGIN_POLICY)
         {
-          size_t q = dest_map_cover (&map, m->dest);
+          size_t q = dest_table_cover (&map, p->mounts, m->dest);
           if (q != NO_PARENT && shows_same (&p->mounts[q], m))
             {
               r = set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s",
@@ -116,9 +64,9 @@ coalesce (BwshPlan *p, size_t *ret_parent)
               continue;
             }
         }
-      *dest_map_slot (&map, m->dest, strlen (m->dest)) = i + 1;
+      r = dest_table_set (&map, p->mounts, i);
     }
-  free (map.slots);
+  dest_table_clear (&map);
   return r;
 }
 

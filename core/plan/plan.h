@@ -5,7 +5,7 @@
  * bwsh_plan_resolve(), ...) is in bwsh.h.
  *
  *   build.c         the plan's life, add_mount(), refuse(), set_reason()
- *   dests.c         the destination index
+ *   dests.c         the one destination table, for build and resolve
  *   context.c       the rules context: ceilings, protected paths, locks
  *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
  *   home.c          the project directory, the state, the home's layers
@@ -26,20 +26,20 @@
 #include "bwsh.h"
 #include "cleanup.h"
 
-/* Destination -> mount indices, so that merging N entries costs O(N). */
+/* Destination -> mount indices (dests.c). */
 typedef struct
 {
   size_t *slots; /* index + 1, 0 = empty */
-  size_t cap;    /* power of two */
+  size_t cap;    /* power of two, at least twice n */
   size_t n;
-} DestIndex;
+} DestTable;
 
 typedef struct
 {
   const BwshIdentity *id;
   const BwshPolicy *pol;
   BwshPlan *p;
-  DestIndex dests;
+  DestTable dests;
   /* expanded templates */
   char **rw_ceilings;
   size_t n_rw;
@@ -77,9 +77,11 @@ int refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const ch
 ssize_t add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from);
 
 /* dests.c */
-size_t hash_path_n (const char *s, size_t n);
 size_t hash_path (const char *s);
-int dest_index_add (DestIndex *d, const BwshMount *mounts, size_t idx);
+int dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx);
+int dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx);
+size_t dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest);
+void dest_table_clear (DestTable *d);
 int set_dest (Ctx *c, size_t idx, char *dest);
 
 /* context.c */

@@ -245,24 +245,13 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (r < 0)
     goto out;
 
-  /* Resolution re-checks resolved sources against the same rules: they
-   * travel with the plan, expanded for this user. */
-  p->rw_ceilings = steal_pointer (&c.rw_ceilings);
-  p->n_rw_ceilings = c.n_rw;
-  p->ro_ceilings = steal_pointer (&c.ro_ceilings);
-  p->n_ro_ceilings = c.n_ro;
-  p->protected_paths = steal_pointer (&c.protected_paths);
-  p->policy_dirs = steal_pointer (&c.policy_dirs);
-  p->n_policy_dirs = c.n_policy_dirs;
-  c.n_policy_dirs = 0;
+  rules_to_plan (&c.rules, p);
   if (pol->shell_from.file != NULL && (p->shell_file = strdup (pol->shell_from.file)) == NULL)
     {
       r = -ENOMEM;
       goto out;
     }
   p->shell_line = pol->shell_from.line;
-  p->n_protected = c.n_protected;
-  c.n_rw = c.n_ro = c.n_protected = 0;
 
   *ret = steal_pointer (&p);
   r = 0;

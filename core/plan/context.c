@@ -26,11 +26,12 @@ void
 ctx_clear (Ctx *c)
 {
   dest_table_clear (&c->dests);
-  strv_free (c->rw_ceilings, c->n_rw);
-  strv_free (c->ro_ceilings, c->n_ro);
-  strv_free (c->protected_paths, c->n_protected);
+  strv_free (c->rules.rw_ceilings, c->rules.n_rw);
+  strv_free (c->rules.ro_ceilings, c->rules.n_ro);
+  strv_free (c->rules.protected_paths, c->rules.n_protected);
+  strv_free (c->rules.policy_dirs, c->rules.n_policy_dirs);
+  c->rules = (Rules) { 0 };
   free (c->protected_is_dir);
-  strv_free (c->policy_dirs, c->n_policy_dirs);
   free (c->overlay_dir);
   strv_free (c->locked, c->n_locked);
 }
@@ -65,26 +66,26 @@ expand_protected (Ctx *c, const char *home, BwshError *err)
   size_t n = bwsh_n_protected_defaults + l->n, k = 0;
   int r;
 
-  c->protected_paths = calloc (n + 1, sizeof (char *));
+  c->rules.protected_paths = calloc (n + 1, sizeof (char *));
   c->protected_is_dir = calloc (n + 1, sizeof (bool));
-  if (c->protected_paths == NULL || c->protected_is_dir == NULL)
+  if (c->rules.protected_paths == NULL || c->protected_is_dir == NULL)
     return -ENOMEM;
   for (size_t i = 0; i < bwsh_n_protected_defaults; i++, k++)
     {
-      r = bwsh_path_expand (bwsh_protected_defaults[i].tmpl, home, &c->protected_paths[k]);
+      r = bwsh_path_expand (bwsh_protected_defaults[i].tmpl, home, &c->rules.protected_paths[k]);
       if (r < 0)
         return bwsh_error_set (err, r, NULL, 0, 0, "invalid home directory \"%s\"", home);
       c->protected_is_dir[k] = bwsh_protected_defaults[i].is_dir;
-      c->n_protected = k + 1;
+      c->rules.n_protected = k + 1;
     }
   for (size_t i = 0; i < l->n; i++, k++)
     {
-      r = bwsh_path_expand (l->items[i].src, home, &c->protected_paths[k]);
+      r = bwsh_path_expand (l->items[i].src, home, &c->rules.protected_paths[k]);
       if (r < 0)
         return bwsh_error_set (err, r, l->items[i].from.file, l->items[i].from.line, 0,
                                "invalid path template \"%s\"", l->items[i].src);
       c->protected_is_dir[k] = true;
-      c->n_protected = k + 1;
+      c->rules.n_protected = k + 1;
     }
   return 0;
 }
@@ -117,10 +118,10 @@ add_dir_of (char ***v, size_t *n, const char *file)
 static int
 collect_policy_dirs (Ctx *c)
 {
-  int r = add_dir_of (&c->policy_dirs, &c->n_policy_dirs, bwsh_policy_path ());
+  int r = add_dir_of (&c->rules.policy_dirs, &c->rules.n_policy_dirs, bwsh_policy_path ());
 
   for (size_t i = 0; r >= 0 && i < c->pol->files.n; i++)
-    r = add_dir_of (&c->policy_dirs, &c->n_policy_dirs, c->pol->files.items[i].src);
+    r = add_dir_of (&c->rules.policy_dirs, &c->rules.n_policy_dirs, c->pol->files.items[i].src);
   return r;
 }
 
@@ -130,11 +131,39 @@ ctx_rules (Ctx *c, const char *home, BwshError *err)
 {
   int r;
 
-  if ((r = expand_list (&c->pol->rw_ceilings, home, &c->rw_ceilings, &c->n_rw, err)) < 0
-      || (r = expand_list (&c->pol->ro_ceilings, home, &c->ro_ceilings, &c->n_ro, err)) < 0
+  if ((r = expand_list (&c->pol->rw_ceilings, home, &c->rules.rw_ceilings, &c->rules.n_rw, err)) < 0
+      || (r = expand_list (&c->pol->ro_ceilings, home, &c->rules.ro_ceilings, &c->rules.n_ro, err)) < 0
       || (r = expand_protected (c, home, err)) < 0 || (r = collect_policy_dirs (c)) < 0)
     return r;
   return 0;
+}
+
+/* Resolution re-checks resolved sources against the same rules: they
+ * travel with the plan, expanded for this user.  @rules is left empty. */
+void
+rules_to_plan (Rules *rules, BwshPlan *p)
+{
+  p->rw_ceilings = steal_pointer (&rules->rw_ceilings);
+  p->n_rw_ceilings = rules->n_rw;
+  p->ro_ceilings = steal_pointer (&rules->ro_ceilings);
+  p->n_ro_ceilings = rules->n_ro;
+  p->protected_paths = steal_pointer (&rules->protected_paths);
+  p->n_protected = rules->n_protected;
+  p->policy_dirs = steal_pointer (&rules->policy_dirs);
+  p->n_policy_dirs = rules->n_policy_dirs;
+  *rules = (Rules) { 0 };
+}
+
+/* The plan's rules, borrowed: valid as long as the plan. */
+Rules
+rules_of_plan (const BwshPlan *p)
+{
+  return (Rules) {
+    .rw_ceilings = p->rw_ceilings, .n_rw = p->n_rw_ceilings,
+    .ro_ceilings = p->ro_ceilings, .n_ro = p->n_ro_ceilings,
+    .protected_paths = p->protected_paths, .n_protected = p->n_protected,
+    .policy_dirs = p->policy_dirs, .n_policy_dirs = p->n_policy_dirs,
+  };
 }
 
 /* True when @s is one of the @n strings of @v. */
@@ -170,18 +199,18 @@ is_locked (const Ctx *c, const char *dest)
 /* The rules for one path as the user wrote it or as it resolved.  Returns
  * NULL when fine, else the reason. */
 const char *
-check_path_rules (const Ctx *c, const char *path, bool rw, bool is_source)
+check_path_rules (const Rules *rules, const char *path, bool rw, bool is_source)
 {
   if (bwsh_path_is_forbidden (path))
     return "/, /proc, /dev, /sys and paths under them cannot be bound";
   if (rw)
     {
-      if (!bwsh_path_under_any (path, c->rw_ceilings, c->n_rw))
+      if (!bwsh_path_under_any (path, rules->rw_ceilings, rules->n_rw))
         return "read-write binds are only allowed under the read-write ceilings (by default $HOME)";
-      if (bwsh_path_under_any (path, c->protected_paths, c->n_protected))
+      if (bwsh_path_under_any (path, rules->protected_paths, rules->n_protected))
         return "is a protected path and never writable inside the sandbox";
     }
-  else if (is_source && c->n_ro > 0 && !bwsh_path_under_any (path, c->ro_ceilings, c->n_ro))
+  else if (is_source && rules->n_ro > 0 && !bwsh_path_under_any (path, rules->ro_ceilings, rules->n_ro))
     return "read-only binds are only allowed under the policy's read-only ceilings";
   return NULL;
 }

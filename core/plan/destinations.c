@@ -45,7 +45,7 @@ state_fallback (BwshPlan *p, BwshMount *m, const char *why)
  * the user's own directory, writable by nobody else, and still not a place
  * that programs outside the sandbox read once symlinks are followed. */
 int
-resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
+resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
 {
   _cleanup_free_ char *resolved = NULL;
   const char *why = NULL;
@@ -83,7 +83,7 @@ resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bo
       snprintf (buf, sizeof buf, "cannot resolve: %s", strerror (errno));
       why = buf;
     }
-  else if ((why = bwsh_state_dir_refusal (c->protected_paths, c->n_protected, p->home, p->project_dir, resolved))
+  else if ((why = bwsh_state_dir_refusal (rules->protected_paths, rules->n_protected, p->home, p->project_dir, resolved))
            != NULL)
     {
       snprintf (buf, sizeof buf, "resolves to %s, which %s", resolved, why);

@@ -50,7 +50,7 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
       else if (!bwsh_path_has_prefix (mine, c->id->home) || strcmp (mine, c->id->home) == 0)
         why = "the project directory must lie under $HOME";
       else
-        why = check_path_rules (c, mine, true, true);
+        why = check_path_rules (&c->rules, mine, true, true);
 
       if (why == NULL)
         {
@@ -104,7 +104,7 @@ choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err)
   tmpl[n] = '\0';
   if (bwsh_path_expand (tmpl, c->id->home, &dir) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "state_dir \"%s\": not a valid absolute path", pol->state_dir);
-  why = bwsh_state_dir_refusal (c->protected_paths, c->n_protected, c->id->home, project, dir);
+  why = bwsh_state_dir_refusal (c->rules.protected_paths, c->rules.n_protected, c->id->home, project, dir);
   if (why != NULL)
     return bwsh_error_set (err, -EPERM, NULL, 0, 0, "state_dir %s: %s", dir, why);
   *ret = steal_pointer (&dir);
@@ -117,7 +117,7 @@ is_state_name (const Ctx *c, const char *path)
   const char *name = strrchr (path, '/') + 1;
 
   /* A protected path always comes from the real home. */
-  if (str_in (path, (const char *const *) c->protected_paths, c->n_protected))
+  if (str_in (path, (const char *const *) c->rules.protected_paths, c->rules.n_protected))
     return false;
   return str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
 }
@@ -244,7 +244,7 @@ overlay_dir_refusal (const Ctx *c, const char *dir)
 {
   if (!bwsh_path_has_prefix (dir, c->id->home) || strcmp (dir, c->id->home) == 0)
     return "is not a directory below $HOME";
-  if (bwsh_rules_overlaps_protected (dir, c->protected_paths, c->n_protected, dir) != NULL)
+  if (bwsh_rules_overlaps_protected (dir, c->rules.protected_paths, c->rules.n_protected, dir) != NULL)
     return "lies inside or around another protected path";
   return NULL;
 }
@@ -348,9 +348,9 @@ add_home (Ctx *c, const char *project, const char *state_dir)
           overlay_dir = NULL;
         }
     }
-  for (size_t i = 0; i < c->n_protected && r >= 0; i++)
+  for (size_t i = 0; i < c->rules.n_protected && r >= 0; i++)
     {
-      const char *q = c->protected_paths[i];
+      const char *q = c->rules.protected_paths[i];
       _cleanup_free_ char *top = NULL;
       struct stat st;
 

@@ -97,18 +97,18 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     return r;
   m = &c->p->mounts[idx];
 
-  if ((why = check_path_rules (c, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
+  if ((why = check_path_rules (&c->rules, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
   if (b->from.origin == BWSH_ORIGIN_USER
-      && (why = bwsh_rules_overlay_source (m->src, c->id->home, c->policy_dirs, c->n_policy_dirs,
-                                           rw ? c->rw_ceilings : c->ro_ceilings, rw ? c->n_rw : c->n_ro))
+      && (why = bwsh_rules_overlay_source (m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
+                                           rw ? c->rules.rw_ceilings : c->rules.ro_ceilings, rw ? c->rules.n_rw : c->rules.n_ro))
              != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
   if (bwsh_path_is_forbidden (m->dest) || is_critical (m->dest))
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest,
                    "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced");
   if (b->from.origin == BWSH_ORIGIN_USER && rw
-      && (why = check_path_rules (c, m->dest, true, false)) != NULL)
+      && (why = check_path_rules (&c->rules, m->dest, true, false)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "destination %s", why);
 
   /* The same destination twice: the higher origin wins. */
@@ -250,9 +250,9 @@ add_protected (Ctx *c)
 {
   size_t n = c->p->n_mounts;
 
-  for (size_t i = 0; i < c->n_protected; i++)
+  for (size_t i = 0; i < c->rules.n_protected; i++)
     {
-      const char *path = c->protected_paths[i];
+      const char *path = c->rules.protected_paths[i];
       _cleanup_free_ char *resolved = NULL;
       const char *cands[2] = { path, NULL };
 

@@ -6,7 +6,7 @@
  *
  *   build.c         the plan's life, add_mount(), refuse(), set_reason()
  *   dests.c         the one destination table, for build and resolve
- *   context.c       the rules context: ceilings, protected paths, locks
+ *   context.c       the rules context (build and resolve), the build's locks
  *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
  *   home.c          the project directory, the state, the home's layers
  *   merge.c         the policy's and the user's lists over the defaults
@@ -34,23 +34,35 @@ typedef struct
   size_t n;
 } DestTable;
 
+/* The rules context: what a path is checked against, expanded once for
+ * one user.  The build expands it (ctx_rules()) and hands it to the plan
+ * (rules_to_plan()); the resolution checks resolved paths against the
+ * same rules, borrowed back from the plan (rules_of_plan()).  It holds no
+ * identity and no policy: resolution has none, and a helper that needs
+ * them does not compile there. */
+typedef struct
+{
+  char **rw_ceilings;
+  size_t n_rw;
+  char **ro_ceilings;
+  size_t n_ro;
+  char **protected_paths;
+  size_t n_protected;
+  char **policy_dirs;   /* directories holding a policy file: never an overlay source */
+  size_t n_policy_dirs;
+} Rules;
+
+/* The build's context: the inputs, the plan being built, its
+ * destination table and the rules. */
 typedef struct
 {
   const BwshIdentity *id;
   const BwshPolicy *pol;
   BwshPlan *p;
   DestTable dests;
-  /* expanded templates */
-  char **rw_ceilings;
-  size_t n_rw;
-  char **ro_ceilings;
-  size_t n_ro;
-  char **protected_paths;
-  bool *protected_is_dir;
-  size_t n_protected;
-  char **policy_dirs;   /* directories holding a policy file: never an overlay source */
-  size_t n_policy_dirs;
-  char *overlay_dir;    /* user_config_mode = "editable": the one protected path left writable */
+  Rules rules;
+  bool *protected_is_dir; /* one per rules.protected_paths */
+  char *overlay_dir;      /* user_config_mode = "editable": the one protected path left writable */
   char **locked;
   size_t n_locked;
 } Ctx;
@@ -91,7 +103,9 @@ int ctx_rules (Ctx *c, const char *home, BwshError *err);
 bool str_in (const char *s, const char *const *v, size_t n);
 bool is_critical (const char *dest);
 bool is_locked (const Ctx *c, const char *dest);
-const char *check_path_rules (const Ctx *c, const char *path, bool rw, bool is_source);
+void rules_to_plan (Rules *rules, BwshPlan *p);
+Rules rules_of_plan (const BwshPlan *p);
+const char *check_path_rules (const Rules *rules, const char *path, bool rw, bool is_source);
 
 /* defaults.c, home.c */
 int add_defaults (Ctx *c, const char *project, const char *state_dir);
@@ -116,7 +130,7 @@ int enforce_mount_limit (BwshPlan *p, const size_t *parent);
 int reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
 
 /* destinations.c */
-int resolve_state (BwshPlan *p, const Ctx *c, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
+int resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
 int check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
 int dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
 int prepare_destinations (BwshPlan *p, BwshResolveMode mode);

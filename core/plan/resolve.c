@@ -160,14 +160,8 @@ resolve_source (const char *src, ResolveMemo *memo)
 int
 bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
 {
-  /* The rule context for re-checking resolved sources, borrowed from the plan. */
-  Ctx c = {
-    .p = p,
-    .rw_ceilings = p->rw_ceilings, .n_rw = p->n_rw_ceilings,
-    .ro_ceilings = p->ro_ceilings, .n_ro = p->n_ro_ceilings,
-    .protected_paths = p->protected_paths, .n_protected = p->n_protected,
-    .policy_dirs = p->policy_dirs, .n_policy_dirs = p->n_policy_dirs,
-  };
+  /* The rules for re-checking resolved sources, borrowed from the plan. */
+  const Rules rules = rules_of_plan (p);
   BwshError first = { 0 }, e_mount = { 0 };
   /* parent: see coalesce(); unopened: a dry run's directories to be created */
   _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
@@ -194,7 +188,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       /* Sorted parents first: the state comes before the home's entries. */
       if (m->state && m->kind == BWSH_MOUNT_BIND)
         {
-          r = resolve_state (p, &c, m, mode, &unopened[i]);
+          r = resolve_state (p, &rules, m, mode, &unopened[i]);
           if (r < 0)
             goto out;
           state_fd = m->kind == BWSH_MOUNT_BIND ? m->fd : -1;
@@ -275,15 +269,15 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
             }
         }
       else if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
-        why = check_path_rules (&c, resolved, m->kind == BWSH_MOUNT_BIND, true);
+        why = check_path_rules (&rules, resolved, m->kind == BWSH_MOUNT_BIND, true);
       if (why == NULL && m->from.origin == BWSH_ORIGIN_USER)
-        why = bwsh_rules_overlay_source (resolved, p->home, c.policy_dirs, c.n_policy_dirs,
-                                         m->kind == BWSH_MOUNT_BIND ? c.rw_ceilings : c.ro_ceilings,
-                                         m->kind == BWSH_MOUNT_BIND ? c.n_rw : c.n_ro);
+        why = bwsh_rules_overlay_source (resolved, p->home, rules.policy_dirs, rules.n_policy_dirs,
+                                         m->kind == BWSH_MOUNT_BIND ? rules.rw_ceilings : rules.ro_ceilings,
+                                         m->kind == BWSH_MOUNT_BIND ? rules.n_rw : rules.n_ro);
       if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
           && strcmp (resolved, m->dest) != 0)
-        for (size_t k = 0; k < c.n_protected; k++)
-          if (bwsh_path_has_prefix (c.protected_paths[k], resolved))
+        for (size_t k = 0; k < rules.n_protected; k++)
+          if (bwsh_path_has_prefix (rules.protected_paths[k], resolved))
             why = "contains a protected path and is not bound at its own place";
       if (why != NULL && m->from.origin == BWSH_ORIGIN_DEFAULT)
         {

@@ -193,6 +193,7 @@ typedef struct BwshProtectedDefault
 {
   const char *tmpl;
   bool is_dir;
+  bool state_owned; /* below a state name: the state's copy, not the real one */
 } BwshProtectedDefault;
 
 extern const BwshProtectedDefault bwsh_protected_defaults[];
@@ -582,6 +583,7 @@ typedef struct BwshMount
   bool home_entry;  /* an entry of the real home, bound read-only over the state */
   bool exact_source; /* refused when the source resolves anywhere but itself (no symlink on the way) */
   bool file_placeholder; /* protected and missing: an empty read-only file, not a directory */
+  bool guard;       /* holds a protected path read-only: if it cannot be mounted, the read-write mount around it goes */
 } BwshMount;
 
 /* Everything the launch uses, and nothing borrowed: render, explain, the

@@ -161,9 +161,9 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
   p->start_dir = BWSH_START_HOME;
   p->state_mode = BWSH_STATE_TMPFS;
-  r = add_default (&p->rw_ceilings, "~");
-  if (r < 0)
-    return r;
+  /* No ceilings by default: a user's read-write bind lies in the project
+   * directory and a read-only one in the user's own home (both built in,
+   * plan/rules.c); rw_ceilings and ro_ceilings only widen that. */
   /* "protected" adds to bwsh_protected_defaults, which always apply. */
   p->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
   p->rlimit_core = 0;

@@ -35,39 +35,100 @@ static const char *const host_ipc_prefixes[] = {
 };
 
 /* What programs running outside the sandbox, as the same user, read later:
- * a file written there from inside would run or configure code outside.
- * Always protected; the policy's "protected" list adds to it. */
+ * a file written there from inside would run or configure code outside
+ * (an administrator's `su -s /bin/bash USER`, `sudo -u USER bash`, sshd,
+ * the MTA, the user manager, a desktop session).  The first defence is that
+ * no read-write bind covers the home unless the administrator widens
+ * rw_ceilings (issue 24); this set is the second, and it covers Debian's
+ * own startup files (/etc/skel and what they source) and each family of
+ * files that a program outside runs code from.  The policy's "protected"
+ * list adds to it.  @state_owned: below a name the session's state provides
+ * (.config, .local, ...), the state's own copy is used inside, not the real
+ * one shown read-only: `pip install --user` and `git config --global` keep
+ * working, and the state is never read outside. */
 const BwshProtectedDefault bwsh_protected_defaults[] = {
-  { "~/.config/bwsh", true },           /* the overlay: the sandbox's own rules */
-  { "~/.ssh", true },                   /* authorized_keys, rc, environment: read by sshd */
-  { "~/.pam_environment", false },      /* pam_env user_readenv, before the sandbox */
-  { "~/.config/systemd", true },        /* the user manager's units (systemd --user) */
-  { "~/.local/share/systemd", true },
-  { "~/.config/environment.d", true },  /* the user manager's environment */
-  { "~/.config/autostart", true },      /* XDG autostart of a desktop session */
-  { "~/.forward", false },              /* the MTA runs its pipes as the user */
-  { "~/.procmailrc", false },
-  { "~/.k5login", false },              /* who may log in with Kerberos */
-  { "~/.gnupg", true },                 /* gpg-agent.conf: programs the agent runs */
-  { "~/.profile", false },              /* startup files of a shell outside (ForceCommand accounts) */
-  { "~/.bashrc", false },
-  { "~/.bash_profile", false },
-  { "~/.bash_login", false },
-  { "~/.bash_logout", false },
-  { "~/.zshenv", false },
-  { "~/.zshrc", false },
-  { "~/.zprofile", false },
-  { "~/.zlogin", false },
-  { "~/.zlogout", false },
-  { "~/.cshrc", false },
-  { "~/.tcshrc", false },
-  { "~/.login", false },
-  { "~/.logout", false },
-  { "~/.config/fish", true },
-  { "~/.xsession", false },             /* display manager sessions */
-  { "~/.xsessionrc", false },
-  { "~/.xinitrc", false },
-  { "~/.xprofile", false },
+  /* the sandbox's own rules, and what sshd and PAM read before it */
+  { "~/.config/bwsh", true, false },
+  { "~/.ssh", true, false },            /* authorized_keys, rc, environment */
+  { "~/.pam_environment", false, false },
+  { "~/.k5login", false, false },       /* who may log in with Kerberos */
+  { "~/.k5users", false, false },
+  { "~/.rhosts", false, false },
+  { "~/.shosts", false, false },
+  { "~/.netrc", false, false },         /* credentials, and ftp's macdef runs commands */
+  { "~/.google_authenticator", false, false },
+  { "~/.yubico", true, false },
+  { "~/.config/Yubico", true, true },   /* pam_u2f's keys */
+  /* the user manager, D-Bus activation and desktop sessions */
+  { "~/.config/systemd", true, false },
+  { "~/.local/share/systemd", true, false },
+  { "~/.config/environment.d", true, false },
+  { "~/.config/autostart", true, false },
+  { "~/.local/share/dbus-1", true, true },
+  { "~/.local/share/applications", true, true },
+  { "~/.config/plasma-workspace", true, true }, /* env/ and shutdown/ scripts */
+  { "~/.kde", true, false },
+  { "~/.xsession", false, false },
+  { "~/.xsessionrc", false, false },
+  { "~/.xinitrc", false, false },
+  { "~/.xprofile", false, false },
+  { "~/.Xresources", false, false },
+  /* mail: the MTA and delivery agents run these as the user */
+  { "~/.forward", false, false },
+  { "~/.procmailrc", false, false },
+  { "~/.mailfilter", false, false },
+  { "~/.qmail", false, false },
+  { "~/.mailcap", false, false },
+  /* shells: Debian's /etc/skel/.profile, .bashrc and what they source */
+  { "~/.profile", false, false },
+  { "~/.bashrc", false, false },
+  { "~/.bash_aliases", false, false },
+  { "~/.bash_profile", false, false },
+  { "~/.bash_login", false, false },
+  { "~/.bash_logout", false, false },
+  { "~/.bash_completion", false, false },
+  { "~/.local/share/bash-completion", true, true },
+  { "~/.inputrc", false, false },
+  { "~/.kshrc", false, false },
+  { "~/.mkshrc", false, false },
+  { "~/.zshenv", false, false },
+  { "~/.zshrc", false, false },
+  { "~/.zprofile", false, false },
+  { "~/.zlogin", false, false },
+  { "~/.zlogout", false, false },
+  { "~/.cshrc", false, false },
+  { "~/.tcshrc", false, false },
+  { "~/.login", false, false },
+  { "~/.logout", false, false },
+  { "~/.config/fish", true, false },
+  /* the PATH that /etc/skel/.profile puts first, and Python's user site */
+  { "~/bin", true, false },
+  { "~/.local/bin", true, true },
+  { "~/.local/lib", true, true },
+  /* programs whose configuration runs commands */
+  { "~/.gnupg", true, false },          /* gpg-agent.conf: programs the agent runs */
+  { "~/.gitconfig", false, true },      /* core.pager, core.fsmonitor, aliases with ! */
+  { "~/.config/git", true, true },
+  { "~/.selected_editor", false, true },/* what sensible-editor runs */
+  { "~/.vimrc", false, false },
+  { "~/.vim", true, false },
+  { "~/.exrc", false, false },
+  { "~/.config/nvim", true, true },
+  { "~/.emacs", false, false },
+  { "~/.emacs.d", true, false },
+  { "~/.config/emacs", true, true },
+  { "~/.tmux.conf", false, false },
+  { "~/.config/tmux", true, true },
+  { "~/.screenrc", false, false },
+  { "~/.gdbinit", false, false },
+  { "~/.lesskey", false, false },
+  { "~/.config/lesskey", false, true },
+  { "~/.muttrc", false, false },
+  { "~/.mailrc", false, false },
+  { "~/.psqlrc", false, false },
+  { "~/.docker", true, false },         /* credential helpers */
+  { "~/.kube", true, false },           /* exec credential plugins */
+  { "~/.aws", true, false },            /* credential_process */
 };
 const size_t bwsh_n_protected_defaults = BWSH_N_ELEMENTS (bwsh_protected_defaults);
 

@@ -213,6 +213,10 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   r = choose_project_dir (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL, &project, err);
   if (r < 0)
     goto out;
+  /* The built-in part of the allow-list: the policy's lists only widen it. */
+  r = rules_add_builtin_ceilings (&c.rules, project, id->home);
+  if (r < 0)
+    goto out;
   r = choose_state_dir (&c, project, &state_dir, err);
   if (r < 0)
     goto out;

@@ -32,6 +32,7 @@ ctx_clear (Ctx *c)
   strv_free (c->rules.policy_dirs, c->rules.n_policy_dirs);
   c->rules = (Rules) { 0 };
   free (c->protected_is_dir);
+  free (c->protected_state_owned);
   free (c->overlay_dir);
   strv_free (c->locked, c->n_locked);
 }
@@ -68,7 +69,8 @@ expand_protected (Ctx *c, const char *home, BwshError *err)
 
   c->rules.protected_paths = calloc (n + 1, sizeof (char *));
   c->protected_is_dir = calloc (n + 1, sizeof (bool));
-  if (c->rules.protected_paths == NULL || c->protected_is_dir == NULL)
+  c->protected_state_owned = calloc (n + 1, sizeof (bool));
+  if (c->rules.protected_paths == NULL || c->protected_is_dir == NULL || c->protected_state_owned == NULL)
     return -ENOMEM;
   for (size_t i = 0; i < bwsh_n_protected_defaults; i++, k++)
     {
@@ -76,6 +78,7 @@ expand_protected (Ctx *c, const char *home, BwshError *err)
       if (r < 0)
         return bwsh_error_set (err, r, NULL, 0, 0, "invalid home directory \"%s\"", home);
       c->protected_is_dir[k] = bwsh_protected_defaults[i].is_dir;
+      c->protected_state_owned[k] = bwsh_protected_defaults[i].state_owned;
       c->rules.n_protected = k + 1;
     }
   for (size_t i = 0; i < l->n; i++, k++)
@@ -197,20 +200,61 @@ is_locked (const Ctx *c, const char *dest)
 }
 
 /* The rules for one path as the user wrote it or as it resolved.  Returns
- * NULL when fine, else the reason. */
+ * NULL when fine, else the reason.  The read-write ceilings are an
+ * allow-list: the project directory, and what the policy's rw_ceilings adds
+ * (issue 24). */
 const char *
-check_path_rules (const Rules *rules, const char *path, bool rw, bool is_source)
+check_path_rules (const Rules *rules, const char *path, bool rw)
 {
   if (bwsh_path_is_forbidden (path))
     return "/, /proc, /dev, /sys and paths under them cannot be bound";
   if (rw)
     {
       if (!bwsh_path_under_any (path, rules->rw_ceilings, rules->n_rw))
-        return "read-write binds are only allowed under the read-write ceilings (by default $HOME)";
+        return "read-write binds are only allowed under the read-write ceilings (the project directory, and "
+               "what the policy's rw_ceilings adds)";
       if (bwsh_path_under_any (path, rules->protected_paths, rules->n_protected))
         return "is a protected path and never writable inside the sandbox";
     }
-  else if (is_source && rules->n_ro > 0 && !bwsh_path_under_any (path, rules->ro_ceilings, rules->n_ro))
-    return "read-only binds are only allowed under the policy's read-only ceilings";
   return NULL;
+}
+
+/* A user's read-only bind source must lie in the user's own home or under
+ * the policy's ro_ceilings: an allow-list, checked after the refused places
+ * (bwsh_rules_overlay_source()) so that their more telling reason comes
+ * first.  Each red team found the next place such a list of places missed:
+ * a directory anywhere that holds a socket gives its service away, because
+ * a read-only bind never stops connect() (issue 24). */
+const char *
+check_ro_ceilings (const Rules *rules, const char *path)
+{
+  if (bwsh_path_under_any (path, rules->ro_ceilings, rules->n_ro))
+    return NULL;
+  return "read-only binds are only allowed under the read-only ceilings ($HOME, and what the policy's "
+         "ro_ceilings adds)";
+}
+
+/* The built-in part of the allow-list, after the policy's lists: the
+ * project directory (read-write) and the user's home (read-only). */
+int
+rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home)
+{
+  struct
+  {
+    char ***v;
+    size_t *n;
+    const char *dir;
+  } add[] = { { &rules->rw_ceilings, &rules->n_rw, project }, { &rules->ro_ceilings, &rules->n_ro, home } };
+
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (add); i++)
+    {
+      char **nv = realloc (*add[i].v, (*add[i].n + 2) * sizeof (char *));
+      if (nv == NULL)
+        return -ENOMEM;
+      *add[i].v = nv;
+      if ((nv[*add[i].n] = strdup (add[i].dir)) == NULL)
+        return -ENOMEM;
+      nv[++*add[i].n] = NULL;
+    }
+  return 0;
 }

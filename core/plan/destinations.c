@@ -177,103 +177,298 @@ covering_mount (const BwshPlan *p, const char *dest, size_t before)
   return best;
 }
 
-/* Create the missing mount point @path (a directory, or an empty file when
- * @is_dir is false) as the user, below @home, following no symlink. */
-static int
-make_mount_point (const char *home, const char *path, bool is_dir, BwshError *err)
+/* The last accepted mount before @before at exactly @path, other than a
+ * symlink or a remount: the mount point bwrap has already made there. */
+static ssize_t
+mount_at (const BwshPlan *p, const char *path, size_t before)
 {
-  _cleanup_free_ char *parent = strdup (path);
-  _cleanup_close_ int dfd = -1, fd = -1;
-  char *slash;
-  int r;
+  ssize_t at = -1;
 
-  if (is_dir)
-    return bwsh_mkdir_under_home (home, path, err);
-  if (parent == NULL)
+  for (size_t j = 0; j < before; j++)
+    {
+      const BwshMount *q = &p->mounts[j];
+      if (q->verdict == BWSH_VERDICT_ACCEPTED && q->kind != BWSH_MOUNT_SYMLINK && q->kind != BWSH_MOUNT_REMOUNT_RO
+          && strcmp (q->dest, path) == 0)
+        at = (ssize_t) j;
+    }
+  return at;
+}
+
+static bool
+symlink_at (const BwshPlan *p, const char *path, size_t before)
+{
+  for (size_t j = 0; j < before; j++)
+    if (p->mounts[j].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[j].kind == BWSH_MOUNT_SYMLINK
+        && strcmp (p->mounts[j].dest, path) == 0)
+      return true;
+  return false;
+}
+
+/* Whether @m mounts a directory (else a file) at its destination. */
+static bool
+mounts_dir (const BwshMount *m)
+{
+  struct stat st;
+
+  if (!is_bind (m->kind))
+    return true;
+  return m->fd < 0 || fstat (m->fd, &st) < 0 || S_ISDIR (st.st_mode);
+}
+
+/* The layers bwsh itself may make a missing mount point in: the project
+ * directory and the session's persistent state, which the user owns and
+ * no program outside the sandbox reads. */
+static bool
+makeable_layer (const BwshMount *q)
+{
+  return q->from.origin == BWSH_ORIGIN_DEFAULT && q->kind == BWSH_MOUNT_BIND && (q->state || q->create_dir)
+         && !q->exact_source;
+}
+
+/* Make the missing elements of @rel below the directory @dfd, following no
+ * symlink: directories, and an empty file last unless @last_is_dir. */
+static int
+make_below (int dfd, const char *rel, bool last_is_dir)
+{
+  _cleanup_free_ char *copy = strdup (rel);
+  _cleanup_close_ int cur = -1;
+  char *save = NULL, *name, *next;
+  int at = dfd;
+
+  if (copy == NULL)
     return -ENOMEM;
-  slash = strrchr (parent, '/');
-  *slash = '\0';
-  r = bwsh_mkdir_under_home (home, parent, err);
-  if (r < 0)
-    return r;
-  r = bwsh_open_path_nofollow (parent, &dfd);
-  if (r < 0)
-    return bwsh_error_set (err, r, NULL, 0, 0, "%s: %s", parent, strerror (-r));
-  fd = openat (dfd, slash + 1, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-  if (fd < 0)
-    return bwsh_error_set (err, -errno, NULL, 0, 0, "%s: %s", path, strerror (errno));
+  for (name = strtok_r (copy, "/", &save); name != NULL; name = next)
+    {
+      int fd;
+
+      next = strtok_r (NULL, "/", &save);
+      if (next == NULL && !last_is_dir)
+        {
+          fd = openat (at, name, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0600);
+          if (fd < 0)
+            return -errno;
+          close (fd);
+          return 0;
+        }
+      if (mkdirat (at, name, 0700) < 0 && errno != EEXIST)
+        return -errno;
+      fd = openat (at, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        return -errno;
+      if (cur >= 0)
+        close (cur);
+      cur = at = fd;
+    }
   return 0;
 }
 
-/* A bind whose mount point is missing under a read-only mount (an RO bind
- * to ~/data inside the read-only real home of state = "none", or to
- * ~/src/new below an entry of the real home shown over the state) would
- * fail inside bwrap and refuse every login.  On the state itself, or any
- * tmpfs or read-write bind, bwrap makes the mount point and nothing is
- * reported.  Where the user may create it, below $HOME, bwsh does so as
- * the user in the run mode; anywhere else the entry is skipped with a
- * warning.  Only strict mode refuses the session. */
-int
-prepare_destinations (BwshPlan *p, BwshResolveMode mode)
+/* Walk @m's destination through the mounts before it, that is through the
+ * new root as bwrap will have built it when it comes to @m, element by
+ * element and following no symlink, the way bwrap would resolve it.  bwrap
+ * before 0.12 follows a symlink there into /oldroot, the host's / (CVE-2026-
+ * 87766); a persistent state or the project can hold one the user planted
+ * (CVE-2024-42472's class).  Returns NULL when bwrap may mount @m, else why
+ * not, in @buf.  A missing element on the project or the persistent state
+ * is made here (as the user, in the run mode); anywhere else on the host it
+ * would be a new name bwrap leaves behind, or a mount point it cannot make. */
+static const char *
+walk_destination (BwshPlan *p, size_t i, BwshResolveMode mode, char *buf, size_t bufsz)
 {
-  for (size_t i = 0; i < p->n_mounts; i++)
-    {
-      BwshMount *m = &p->mounts[i];
-      _cleanup_free_ char *host = NULL;
-      struct stat st;
-      ssize_t k;
-      bool is_dir = true;
-      const BwshMount *q;
-      int r;
+  BwshMount *m = &p->mounts[i];
+  const char *dest = m->dest;
+  size_t len = strlen (dest);
 
-      /* Defaults and what resolve creates itself (create_dir) are not entries. */
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin == BWSH_ORIGIN_DEFAULT
-          || m->file_placeholder || m->create_dir)
+  for (size_t end = 1; end <= len; end++)
+    {
+      _cleanup_free_ char *path = NULL;
+      const BwshMount *q;
+      const char *rel;
+      struct stat st;
+      bool last = end == len;
+      ssize_t k;
+
+      if (!last && dest[end] != '/')
         continue;
-      k = covering_mount (p, m->dest, i);
+      path = strndup (dest, end);
+      if (path == NULL)
+        return "out of memory";
+      if (symlink_at (p, path, i) && !(last && m->kind == BWSH_MOUNT_SYMLINK))
+        {
+          snprintf (buf, bufsz, "destination runs through the symlink %s, which bwrap would follow (skipped)", path);
+          return buf;
+        }
+      if ((k = mount_at (p, path, i)) >= 0)
+        {
+          /* A mount point bwrap made before: a directory, unless it holds a file. */
+          if (!last && !mounts_dir (&p->mounts[k]))
+            {
+              snprintf (buf, bufsz, "destination runs through %s, which is not a directory (skipped)", path);
+              return buf;
+            }
+          continue;
+        }
+      k = covering_mount (p, path, i);
       if (k < 0)
         continue;
       q = &p->mounts[k];
-      if (q->kind != BWSH_MOUNT_RO_BIND || q->src == NULL)
-        continue; /* a tmpfs or a read-write bind: bwrap makes the mount point */
-      if (asprintf (&host, "%s%s", strcmp (q->src, "/") == 0 ? "" : q->src,
-                    m->dest + (strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest))) < 0)
-        return -ENOMEM;
-      if (lstat (host, &st) == 0)
-        continue;
-      if (stat (m->src, &st) == 0)
-        is_dir = S_ISDIR (st.st_mode);
-
-      if (!bwsh_path_has_prefix (host, p->home) || strcmp (host, p->home) == 0)
-        r = -EROFS;
-      else if (mode == BWSH_RESOLVE_DRY_RUN)
+      if (!is_bind (q->kind))
+        continue; /* a tmpfs (or /dev, /proc) of the sandbox's own: bwrap makes it there */
+      if (q->fd < 0)
         {
-          _cleanup_free_ char *esc = bwsh_escape (m->dest, strlen (m->dest));
-          _cleanup_free_ char *where = format_from (&m->from);
-          if (esc == NULL || where == NULL)
-            return -ENOMEM;
-          r = bwsh_diag_add (&p->diag, "%s%s: mount point does not exist yet; bwsh creates it at login", where, esc);
+          /* A dry run's project or state that a session creates: empty. */
+          if (makeable_layer (q))
+            return NULL;
+          snprintf (buf, bufsz, "destination cannot be made: %s is not there yet (skipped)", q->dest);
+          return buf;
+        }
+      rel = path + strlen (q->dest) + 1;
+      if (last && m->kind == BWSH_MOUNT_SYMLINK)
+        {
+          /* bwrap makes the link itself; only the same one may be there. */
+          char target[PATH_MAX];
+          ssize_t n;
+
+          if (fstatat (q->fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+            return q->kind == BWSH_MOUNT_RO_BIND || !makeable_layer (q) ? "symlink cannot be made here (skipped)"
+                                                                          : NULL;
+          n = readlinkat (q->fd, rel, target, sizeof target - 1);
+          if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
+            return NULL;
+          snprintf (buf, bufsz, "destination %s already exists (skipped)", path);
+          return buf;
+        }
+      if (fstatat (q->fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          int e = errno;
+          int r;
+
+          if (e != ENOENT)
+            {
+              snprintf (buf, bufsz, "destination %s: %s (skipped)", path, strerror (e));
+              return buf;
+            }
+          if (q->kind == BWSH_MOUNT_RO_BIND)
+            {
+              snprintf (buf, bufsz, "destination cannot be made: %s is read-only inside the sandbox (skipped)",
+                        q->dest);
+              return buf;
+            }
+          /* A protected path's placeholder is made under any read-write
+           * bind: only one the administrator allowed (rw_ceilings, a policy
+           * bind) can hold it, and an empty name there is the price of
+           * that choice (bwsh.conf(5)). */
+          if (!makeable_layer (q) && !m->guard)
+            {
+              snprintf (buf, bufsz, "destination does not exist, and bwrap would leave %s behind on the host "
+                        "in %s (skipped)", path, q->src);
+              return buf;
+            }
+          if (mode == BWSH_RESOLVE_DRY_RUN)
+            return NULL;
+          /* Everything below is missing too, in this same layer. */
+          r = make_below (q->fd, dest + strlen (q->dest) + 1, mounts_dir (m));
+          if (r < 0)
+            {
+              snprintf (buf, bufsz, "destination cannot be made in %s: %s (skipped)", q->dest, strerror (-r));
+              return buf;
+            }
+          return NULL;
+        }
+      if (S_ISLNK (st.st_mode))
+        {
+          snprintf (buf, bufsz, "destination runs through the symlink %s, which bwrap would follow (skipped)", path);
+          return buf;
+        }
+      if (!last && !S_ISDIR (st.st_mode))
+        {
+          snprintf (buf, bufsz, "destination runs through %s, which is not a directory (skipped)", path);
+          return buf;
+        }
+      if (last && S_ISDIR (st.st_mode) != mounts_dir (m))
+        {
+          snprintf (buf, bufsz, "destination %s is %s, and this mount needs %s (skipped)", path,
+                    S_ISDIR (st.st_mode) ? "a directory" : "not a directory",
+                    mounts_dir (m) ? "a directory" : "a file");
+          return buf;
+        }
+    }
+  return NULL;
+}
+
+/* The read-write mount before @before that @m's destination lies on. */
+static ssize_t
+rw_layer (const BwshPlan *p, const char *dest, size_t before)
+{
+  ssize_t k = covering_mount (p, dest, before);
+
+  while (k >= 0 && p->mounts[k].kind != BWSH_MOUNT_BIND)
+    k = covering_mount (p, p->mounts[k].dest, (size_t) k);
+  return k;
+}
+
+/* Every destination is resolved here, by bwsh, never by bwrap (issue 24):
+ * what `bwshctl check` accepts, the launch can mount, and no mount point is
+ * made through a symlink or left behind in the real home.  A user's entry
+ * that cannot be mounted is skipped with a warning (strict mode refuses);
+ * so is a default one, whose place the state's own entry takes.  A
+ * protected path that cannot be held read-only takes the read-write mount
+ * around it along, and the walk starts again without it. */
+int
+prepare_destinations (BwshPlan *p, BwshResolveMode mode)
+{
+  char why[BWSH_MESSAGE_MAX];
+  bool again = true;
+
+  for (size_t round = 0; again && round <= p->n_mounts; round++)
+    {
+      again = false;
+      for (size_t i = 0; i < p->n_mounts && !again; i++)
+        {
+          BwshMount *m = &p->mounts[i];
+          const char *reason;
+          int r;
+
+          if (m->verdict != BWSH_VERDICT_ACCEPTED || m->kind == BWSH_MOUNT_REMOUNT_RO)
+            continue;
+          reason = NULL;
+          if (m->from.origin == BWSH_ORIGIN_USER)
+            for (size_t k = 0; k < p->n_protected && reason == NULL; k++)
+              if (bwsh_path_has_prefix (m->dest, p->protected_paths[k])
+                  && strcmp (m->dest, p->protected_paths[k]) != 0)
+                {
+                  snprintf (why, sizeof why, "destination lies in the protected path %s, where nothing is "
+                            "mounted (skipped)", p->protected_paths[k]);
+                  reason = why;
+                }
+          if (reason == NULL)
+            reason = walk_destination (p, i, mode, why, sizeof why);
+          if (reason == NULL)
+            continue;
+          if (m->guard)
+            {
+              ssize_t k = rw_layer (p, m->dest, i);
+              if (k >= 0 && p->mounts[k].from.origin != BWSH_ORIGIN_DEFAULT)
+                {
+                  BwshMount *q = &p->mounts[k];
+                  r = refuse (p, q, q->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
+                                                                                     : BWSH_VERDICT_SKIPPED,
+                              q->dest, "holds the protected path %s, which cannot be kept read-only: %s",
+                              m->dest, reason);
+                  if (r < 0)
+                    return r;
+                  if (q->fd >= 0)
+                    close (q->fd);
+                  q->fd = -1;
+                  again = true;
+                }
+            }
+          r = refuse (p, m, m->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
+                                                                             : BWSH_VERDICT_SKIPPED,
+                      m->dest, "%s", reason);
           if (r < 0)
             return r;
-          continue;
-        }
-      else
-        {
-          BwshError e = { 0 };
-          r = make_mount_point (p->home, host, is_dir, &e);
-          if (r == -ENOMEM)
-            return r;
-          if (r >= 0)
-            continue;
-        }
-      r = refuse (p, m, p->strict ? BWSH_VERDICT_REFUSED : BWSH_VERDICT_SKIPPED, m->dest,
-                  "destination cannot be made: %s is read-only inside the sandbox (%s)", q->dest,
-                  r == -EROFS ? "skipped" : strerror (-r));
-      if (r < 0)
-        return r;
-      if (m->fd >= 0)
-        {
-          close (m->fd);
+          if (m->fd >= 0)
+            close (m->fd);
           m->fd = -1;
         }
     }

@@ -49,8 +49,13 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
         why = "not a valid absolute path (no \"..\", no control characters)";
       else if (!bwsh_path_has_prefix (mine, c->id->home) || strcmp (mine, c->id->home) == 0)
         why = "the project directory must lie under $HOME";
-      else
-        why = check_path_rules (&c->rules, mine, true, true);
+      else if ((why = check_path_rules (&c->rules, mine, false)) != NULL)
+        ;
+      else if (bwsh_path_under_any (mine, c->rules.protected_paths, c->rules.n_protected))
+        why = "is a protected path and never writable inside the sandbox";
+      else if (strstr (mine + strlen (c->id->home), "/.") != NULL)
+        why = "the project directory must not be hidden: programs outside the sandbox read what lies under "
+              "a name that starts with \".\"";
 
       if (why == NULL)
         {
@@ -116,9 +121,10 @@ is_state_name (const Ctx *c, const char *path)
 {
   const char *name = strrchr (path, '/') + 1;
 
-  /* A protected path always comes from the real home. */
-  if (str_in (path, (const char *const *) c->rules.protected_paths, c->rules.n_protected))
-    return false;
+  /* A protected path comes from the real home, unless the state owns it. */
+  for (size_t i = 0; i < c->rules.n_protected; i++)
+    if (strcmp (path, c->rules.protected_paths[i]) == 0 && !c->protected_state_owned[i])
+      return false;
   return str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
 }
 
@@ -355,7 +361,7 @@ add_home (Ctx *c, const char *project, const char *state_dir)
       struct stat st;
 
       if (!bwsh_path_has_prefix (q, home) || strcmp (q, home) == 0 || bwsh_path_has_prefix (q, project)
-          || (overlay_dir != NULL && strcmp (q, overlay_dir) == 0))
+          || (overlay_dir != NULL && strcmp (q, overlay_dir) == 0) || c->protected_state_owned[i])
         continue;
       top = strdup (q);
       if (top == NULL)

@@ -97,18 +97,20 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     return r;
   m = &c->p->mounts[idx];
 
-  if ((why = check_path_rules (&c->rules, m->src, rw && b->from.origin == BWSH_ORIGIN_USER, true)) != NULL)
+  if ((why = check_path_rules (&c->rules, m->src, rw && b->from.origin == BWSH_ORIGIN_USER)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
   if (b->from.origin == BWSH_ORIGIN_USER
-      && (why = bwsh_rules_overlay_source (m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
-                                           rw ? c->rules.rw_ceilings : c->rules.ro_ceilings, rw ? c->rules.n_rw : c->rules.n_ro))
-             != NULL)
+      && ((why = bwsh_rules_overlay_source (m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
+                                            rw ? c->rules.rw_ceilings : c->rules.ro_ceilings,
+                                            rw ? c->rules.n_rw : c->rules.n_ro))
+              != NULL
+          || (!rw && (why = check_ro_ceilings (&c->rules, m->src)) != NULL)))
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
   if (bwsh_path_is_forbidden (m->dest) || is_critical (m->dest))
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest,
                    "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced");
   if (b->from.origin == BWSH_ORIGIN_USER && rw
-      && (why = check_path_rules (&c->rules, m->dest, true, false)) != NULL)
+      && (why = check_path_rules (&c->rules, m->dest, true)) != NULL)
     return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "destination %s", why);
 
   /* The same destination twice: the higher origin wins. */
@@ -245,6 +247,34 @@ pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
 /* A protected path below a read-write mount is bound again read-only, at
  * its own path and at the path it resolves to, so neither name leads to a
  * writable copy of the sandbox's own rules. */
+/* Whether an element of @rest ("/a/b"), below the directory @base, is a
+ * symlink on the host. */
+static bool
+symlink_below (const char *base, const char *rest)
+{
+  _cleanup_free_ char *path = NULL;
+  size_t blen;
+  struct stat st;
+
+  if (base == NULL || asprintf (&path, "%s%s", strcmp (base, "/") == 0 ? "" : base, rest) < 0)
+    return false;
+  blen = strlen (path) - strlen (rest);
+  for (size_t end = blen + 1; path[end - 1] != '\0'; end++)
+    {
+      if (path[end] != '/' && path[end] != '\0')
+        continue;
+      char save = path[end];
+      path[end] = '\0';
+      bool link = lstat (path, &st) == 0 && S_ISLNK (st.st_mode);
+      path[end] = save;
+      if (link)
+        return true;
+      if (save == '\0')
+        break;
+    }
+  return false;
+}
+
 int
 add_protected (Ctx *c)
 {
@@ -265,7 +295,7 @@ add_protected (Ctx *c)
           const char *q = cands[k];
           const char *rw_dest = NULL;
           BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
-          ssize_t idx;
+          ssize_t idx, rw_idx = -1;
           int r;
 
           if (q == NULL || (k == 1 && strcmp (q, path) == 0))
@@ -279,10 +309,26 @@ add_protected (Ctx *c)
               if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND && !m->state
                   && bwsh_path_has_prefix (q, m->dest)
                   && (rw_dest == NULL || strlen (m->dest) > strlen (rw_dest)))
-                rw_dest = c->p->mounts[j].dest;
+                {
+                  rw_dest = c->p->mounts[j].dest;
+                  rw_idx = (ssize_t) j;
+                }
             }
           if (rw_dest == NULL)
             continue;
+          /* A symlink on the way to it, below the read-write mount, is one
+           * the session could replace (rm, mkdir, write), and no bind can
+           * pin a symlink: the read-write mount cannot be given (issue 24). */
+          if (k == 0 && c->p->mounts[rw_idx].from.origin != BWSH_ORIGIN_DEFAULT
+              && symlink_below (c->p->mounts[rw_idx].src, q + strlen (rw_dest)))
+            {
+              BwshMount *w = &c->p->mounts[rw_idx];
+              r = refuse (c->p, w, BWSH_VERDICT_REFUSED, w->src,
+                          "holds the protected path %s behind a symlink, which the session could replace", q);
+              if (r < 0)
+                return r;
+              continue;
+            }
           if (strcmp (rw_dest, q) != 0)
             {
               _cleanup_free_ char *rw = strdup (rw_dest);
@@ -312,6 +358,9 @@ add_protected (Ctx *c)
             }
           if (idx < 0)
             return (int) idx;
+          c->p->mounts[idx].guard = true;
+          if (c->p->mounts[idx].kind == BWSH_MOUNT_REMOUNT_RO)
+            c->p->mounts[idx - 1].guard = true;
           r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
           if (r < 0)
             return r;

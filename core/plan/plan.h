@@ -62,6 +62,7 @@ typedef struct
   DestTable dests;
   Rules rules;
   bool *protected_is_dir; /* one per rules.protected_paths */
+  bool *protected_state_owned; /* below a state name: the state's copy (BwshProtectedDefault) */
   char *overlay_dir;      /* user_config_mode = "editable": the one protected path left writable */
   char **locked;
   size_t n_locked;
@@ -105,7 +106,9 @@ bool is_critical (const char *dest);
 bool is_locked (const Ctx *c, const char *dest);
 void rules_to_plan (Rules *rules, BwshPlan *p);
 Rules rules_of_plan (const BwshPlan *p);
-const char *check_path_rules (const Rules *rules, const char *path, bool rw, bool is_source);
+const char *check_path_rules (const Rules *rules, const char *path, bool rw);
+const char *check_ro_ceilings (const Rules *rules, const char *path);
+int rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home);
 
 /* defaults.c, home.c */
 int add_defaults (Ctx *c, const char *project, const char *state_dir);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Validation and merge (core/plan/): identity x policy x overlay -> mounts
+ * Validation and merge (core/plan.c): identity x policy x overlay -> mounts
  * with verdicts, then bwsh_plan_resolve() on real files.  The identity is
  * built by hand with its home in a mkdtemp directory, so symlinks planted
  * there are resolved for real.  Every rule has an accepted and a refused
@@ -93,6 +93,11 @@ setup (void **state)
     const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
     if (bwsh_bind_list_add (&f->pol->ro_ceilings, "/", NULL, &from) < 0
         || bwsh_bind_list_add (&f->pol->ro_ceilings, f->outside, NULL, &from) < 0)
+      return -1;
+    /* Most rules below are about read-write binds that an administrator
+     * allows under $HOME (rw_ceilings = [ "~" ]); the built-in allow-list,
+     * the project directory alone, has tests of its own. */
+    if (bwsh_bind_list_add (&f->pol->rw_ceilings, "~", NULL, &from) < 0)
       return -1;
   }
   *state = f;
@@ -650,8 +655,14 @@ static const ResolveCase resolve_cases[] = {
     "@H/to-sys", BWSH_VERDICT_REFUSED, "resolves to /sys/kernel", NULL },
   { "ro path through a symlink to /", "to-root", "/", MOUNTS ("\"additionalROBinds\": [\"@H/to-root/dev\"]"),
     "@H/to-root/dev", BWSH_VERDICT_REFUSED, "resolves to /dev", NULL },
-  { "ro symlink to /etc is fine", "to-etc", "/etc", MOUNTS ("\"additionalROBinds\": [\"@H/to-etc\"]"), "@H/to-etc",
-    BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  /* A source through a symlink is fine; a destination through one is
+   * not: bwrap would follow it while it builds the new root (issue 24). */
+  { "ro symlink to /etc as a source is fine", "to-etc", "/etc",
+    MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/to-etc\", \"dst\": \"/mnt/etc\"}]"), "/mnt/etc",
+    BWSH_VERDICT_ACCEPTED, NULL, "@H/to-etc" },
+  { "ro symlink to /etc as its own destination skipped", "to-etc", "/etc",
+    MOUNTS ("\"additionalROBinds\": [\"@H/to-etc\"]"), "@H/to-etc", BWSH_VERDICT_SKIPPED,
+    "destination runs through the symlink", NULL },
   { "rw symlink under home to outside", "escape", "@O", MOUNTS ("\"additionalBinds\": [\"@H/escape\"]"),
     "@H/escape", BWSH_VERDICT_REFUSED, "read-write binds are only allowed", NULL },
   { "rw symlink under home to /etc", "escape", "/etc", MOUNTS ("\"additionalBinds\": [\"@H/escape\"]"), "@H/escape",
@@ -660,8 +671,12 @@ static const ResolveCase resolve_cases[] = {
     "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
   { "rw symlink under home to ~/.config/bwsh", "sneaky", "@H/.config/bwsh",
     MOUNTS ("\"additionalBinds\": [\"@H/sneaky\"]"), "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
-  { "rw symlink inside home is fine", "inner", "@H/realdir", MOUNTS ("\"additionalBinds\": [\"@H/inner\"]"),
-    "@H/inner", BWSH_VERDICT_ACCEPTED, NULL, NULL },
+  { "rw symlink inside home as a source is fine", "inner", "@H/realdir",
+    MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/inner\", \"dst\": \"@H/project/inner\"}]"), "@H/project/inner",
+    BWSH_VERDICT_ACCEPTED, NULL, "@H/inner" },
+  { "rw symlink inside home as its own destination skipped", "inner", "@H/realdir",
+    MOUNTS ("\"additionalBinds\": [\"@H/inner\"]"), "@H/inner", BWSH_VERDICT_SKIPPED,
+    "destination runs through the symlink", NULL },
   { "missing ro source skipped", NULL, NULL, MOUNTS ("\"additionalROBinds\": [\"@H/missing\"]"), "@H/missing",
     BWSH_VERDICT_SKIPPED, "does not exist", NULL },
   { "missing rw source skipped", NULL, NULL, MOUNTS ("\"additionalBinds\": [\"@H/missing\"]"), "@H/missing",
@@ -803,24 +818,27 @@ test_socket_fifo_device_sources_refused (void **state)
   close (fd);
 }
 
-/* An RO bind to ~/new-dir inside the read-only home: bwrap cannot make the
- * mount point, so the run mode creates it as the user; explain and check
- * only say so; where nobody can create it (under /usr) the entry is
- * skipped with a warning, and the rest of the plan stays. */
+/* Destinations are resolved by bwsh, never by bwrap, and leave nothing in
+ * the real home (issue 24).  A mount point missing on the project or the
+ * persistent state is made by bwsh as the user in the run mode (explain
+ * and check only say so); one in the real home, read-only inside, and
+ * one under /usr are skipped with a warning and nothing is created; strict
+ * mode refuses instead.  On a tmpfs state bwrap makes it, inside. */
 static void
 test_destination_prepared_or_skipped (void **state)
 {
   Fx *f = *state;
   BwshPlan *p;
   BwshMount *m;
-  char *want = hp (f, "new-dir"), *file_dst = hp (f, "new-file");
+  char *in_home = hp (f, "new-dir"), *in_project = hp (f, "project/new/dir"), *file_dst = hp (f, "project/new-file");
   char json[PATH_MAX * 4];
   struct stat st;
 
   mkdirs (f, "data");
   snprintf (json, sizeof json,
             MOUNTS ("\"additionalROBinds\": [{\"src\": \"@H/data\", \"dst\": \"@H/new-dir\"}, "
-                    "{\"src\": \"/etc/hostname\", \"dst\": \"@H/new-file\"}, "
+                    "{\"src\": \"@H/data\", \"dst\": \"@H/project/new/dir\"}, "
+                    "{\"src\": \"/etc/hostname\", \"dst\": \"@H/project/new-file\"}, "
                     "{\"src\": \"@H/data\", \"dst\": \"/usr/bwsh-no-such-dir\"}]"));
 
   /* explain/check: nothing is created, each entry says what login does */
@@ -829,36 +847,33 @@ test_destination_prepared_or_skipped (void **state)
     BwshError err = { 0 };
     assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
   }
-  assert_int_equal (access (want, F_OK), -1);
-  m = must (find (p, want, BWSH_MOUNT_RO_BIND));
-  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
-  m = must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND));
-  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (access (in_project, F_OK), -1);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, in_home, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (p->n_refused, 0);
-  assert_int_equal (p->diag.n, 3);
-  {
-    size_t said = 0;
-    for (size_t i = 0; i < p->diag.n; i++)
-      said += strstr (p->diag.lines[i], "mount point does not exist yet; bwsh creates it at login") != NULL;
-    assert_int_equal (said, 2);
-  }
   bwsh_plan_free (p);
 
-  /* run: the mount points exist afterwards, a directory and a file */
+  /* run: the project's mount points exist afterwards, a directory and a
+   * file; nothing new in the real home */
   p = build_json (f, json);
   resolve (p);
-  assert_int_equal (lstat (want, &st), 0);
+  assert_int_equal (lstat (in_project, &st), 0);
   assert_true (S_ISDIR (st.st_mode));
   assert_int_equal (lstat (file_dst, &st), 0);
   assert_true (S_ISREG (st.st_mode));
-  assert_int_equal (must (find (p, want, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (access (in_home, F_OK), -1);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  m = must (find (p, in_home, BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, "is read-only inside the sandbox (skipped)"));
   m = must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
-  expect_single_warning (p, "/usr/bwsh-no-such-dir",
-                         "destination cannot be made: /usr is read-only inside the sandbox (skipped)");
+  assert_non_null (strstr (m->reason, "destination cannot be made: /usr is read-only inside the sandbox (skipped)"));
   bwsh_plan_free (p);
 
-  /* strict: the same entry refuses the session */
+  /* strict: the same entries refuse the session */
   f->pol->strict = true;
   p = build_json (f, json);
   {
@@ -867,36 +882,29 @@ test_destination_prepared_or_skipped (void **state)
   }
   f->pol->strict = false;
   bwsh_plan_free (p);
-  assert_int_equal (unit_rm_rf (want), 0);
-  assert_int_equal (unlink (file_dst), 0);
 
-  /* state = "tmpfs": a mount point on the state is bwrap's to make, so
-   * nothing is said or created; one below an entry of the real home (a
-   * read-only bind) is still made as the user, and reported */
+  /* state = "tmpfs": a mount point on the state is bwrap's to make, inside;
+   * one below an entry of the real home (read-only) is skipped, and
+   * nothing is created there */
   f->pol->state_mode = BWSH_STATE_TMPFS;
   {
     char *below = hp (f, "data/new-sub");
-    BwshError err = { 0 };
 
     snprintf (json, sizeof json,
               MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/new-dir\"}, "
                       "{\"src\": \"/etc\", \"dst\": \"@H/data/new-sub\"}]"));
     p = build_json (f, json);
-    assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
-    expect_single_warning (p, below, "mount point does not exist yet; bwsh creates it at login");
-    bwsh_plan_free (p);
-    p = build_json (f, json);
     resolve (p);
-    assert_int_equal (access (want, F_OK), -1);
-    assert_int_equal (lstat (below, &st), 0);
-    assert_true (S_ISDIR (st.st_mode));
-    assert_int_equal (must (find (p, want, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-    assert_int_equal (must (find (p, below, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    assert_int_equal (access (in_home, F_OK), -1);
+    assert_int_equal (access (below, F_OK), -1);
+    assert_int_equal (must (find (p, in_home, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+    assert_int_equal (must (find (p, below, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
     bwsh_plan_free (p);
     free (below);
   }
   f->pol->state_mode = BWSH_STATE_NONE;
-  free (want);
+  free (in_home);
+  free (in_project);
   free (file_dst);
 }
 
@@ -1223,7 +1231,10 @@ test_protected_paths_rebound_read_only_under_rw_home (void **state)
   p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H/.config\"]"));
   f->pol->user_config_mode = BWSH_USER_CONFIG_EDITABLE;
   assert_non_null (find_h (f, p, "@H/.config/bwsh", BWSH_MOUNT_RO_BIND));
-  assert_non_null (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_TMPFS));
+  /* The session above made ~/.config/systemd's mount point under the
+   * read-write home (bwsh makes a protected path's placeholder itself, no
+   * longer bwrap): it is the real one now, read-only. */
+  assert_non_null (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
   assert_null (find_h (f, p, "@H/.ssh", -1));
   resolve (p);
   assert_protected_never_writable (f, p);
@@ -1234,24 +1245,19 @@ test_protected_paths_rebound_read_only_under_rw_home (void **state)
 static void
 test_protected_symlink_target_protected_too (void **state)
 {
-  /* ~/.ssh -> ~/dotfiles/ssh: both names must stay read-only. */
+  /* ~/.ssh -> ~/dotfiles/ssh under a read-write $HOME: no bind can pin the
+   * symlink, so the session could replace it (rm ~/.ssh; mkdir ~/.ssh) and
+   * write what sshd reads.  The read-write $HOME is refused (issue 24). */
   Fx *f = *state;
   BwshPlan *p;
-  BwshMount *a, *b, *home;
+  BwshMount *home;
 
   mkdirs (f, "dotfiles/ssh");
   symlink_in_home (f, "@H/dotfiles/ssh", ".ssh");
   p = build_json (f, MOUNTS ("\"additionalBinds\": [\"@H\"]"));
   home = must (find (p, f->home, BWSH_MOUNT_BIND));
-  a = must (find_h (f, p, "@H/.ssh", BWSH_MOUNT_RO_BIND));
-  b = must (find_h (f, p, "@H/dotfiles/ssh", BWSH_MOUNT_RO_BIND));
-  if (a == NULL || b == NULL)
-    {
-      dump (p);
-      fail_msg ("protected symlink or its target not re-bound read-only");
-    }
-  assert_true (index_of (p, a) > index_of (p, home));
-  assert_true (index_of (p, b) > index_of (p, home));
+  assert_int_equal (home->verdict, BWSH_VERDICT_REFUSED);
+  assert_non_null (strstr (home->reason, "behind a symlink, which the session could replace"));
   resolve (p);
   assert_protected_never_writable (f, p);
   bwsh_plan_free (p);
@@ -1303,7 +1309,8 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
   } cases[] = {
     { "@H/work", NULL },
     { "@H//work/./", NULL },
-    { "@H/.config", NULL },
+    { "@H/.config", "must not be hidden" },
+    { "@H/work/.hidden/p", "must not be hidden" },
     { "/srv/project", "must lie under $HOME" },
     { "@H", "must lie under $HOME" },
     { "@Hx/p", "must lie under $HOME" },
@@ -1648,8 +1655,9 @@ test_coalescing_follows_nearest_parent_whatever_the_order (void **state)
   assert_int_equal (must (find (p, "/mnt/x/e", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
   /* the same destination twice from the same origin: the later one wins */
   assert_int_equal (must (find (p, "/mnt/x/b", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SHADOWED);
-  /* under the read-only $HOME but naming something else: stays */
-  assert_int_equal (must (find_h (f, p, "@H/alias", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* its own destination is a symlink in the real home: bwrap would follow
+   * it, so the entry is skipped (issue 24) */
+  assert_int_equal (must (find_h (f, p, "@H/alias", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   docs = subst (f, "@H/docs");
   assert_int_equal (must (find_nth (p, docs, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_SHADOWED);
   assert_int_equal (must (find_nth (p, docs, BWSH_MOUNT_RO_BIND, 1))->verdict, BWSH_VERDICT_COALESCED);
@@ -1672,14 +1680,14 @@ test_symlink_next_to_a_plain_directory_still_resolved (void **state)
   mkdirs (f, "project/a");
   mkdirs (f, "project/c");
   symlink_in_home (f, "@O", "project/b");
-  p = build_json (f, MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/project/a\", \"dst\": \"@H/x/a\"},"
-                             " {\"src\": \"@H/project/b\", \"dst\": \"@H/x/b\"},"
-                             " {\"src\": \"@H/project/c\", \"dst\": \"@H/x/c\"}]"));
+  p = build_json (f, MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/project/a\", \"dst\": \"@H/project/x/a\"},"
+                             " {\"src\": \"@H/project/b\", \"dst\": \"@H/project/x/b\"},"
+                             " {\"src\": \"@H/project/c\", \"dst\": \"@H/project/x/c\"}]"));
   resolve (p);
-  assert_int_equal (must (find_h (f, p, "@H/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (must (find_h (f, p, "@H/x/b", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_REFUSED);
-  assert_non_null (strstr (must (find_h (f, p, "@H/x/b", BWSH_MOUNT_BIND))->reason, f->outside));
-  assert_int_equal (must (find_h (f, p, "@H/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/project/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_REFUSED);
+  assert_non_null (strstr (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->reason, f->outside));
+  assert_int_equal (must (find_h (f, p, "@H/project/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
   assert_int_equal (p->diag.n, 1);
   bwsh_plan_free (p);
 }

@@ -65,6 +65,12 @@ setup (void **state)
     return -1;
   if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
+  /* Some cases bind $HOME read-write, which the administrator allows. */
+  {
+    const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+    if (bwsh_bind_list_add (&f->pol->rw_ceilings, "~", NULL, &from) < 0)
+      return -1;
+  }
   *state = f;
   return 0;
 }

@@ -115,6 +115,7 @@ echo 'touch $OUTSIDE/profile' >>.profile && echo wrote .profile
 printf '[alias]\n\tx = !touch $OUTSIDE/gitconfig\n' >>.gitconfig && echo wrote .gitconfig
 echo 'machine evil.example login planted password planted' >>.netrc && echo wrote .netrc
 echo 'touch $OUTSIDE/bashrc' >>.bashrc && echo wrote .bashrc
+exit 0
 EOF
 }
 
@@ -135,7 +136,7 @@ run_outside_shells()
 
 step_startup()
 {
-  local cfg f
+  local cfg f plant
   mkdir -p "$OUTSIDE" && chown "$IT_USER:" "$OUTSIDE"
   # Debian's startup files, as every account made by adduser has them: its
   # .bashrc sources ~/.bash_aliases, its .profile puts ~/bin and ~/.local/bin
@@ -146,22 +147,24 @@ step_startup()
     it_fail "/etc/skel is not Debian's (.bashrc sourcing ~/.bash_aliases, .profile adding ~/.local/bin)"
     exit 1
   fi
-  bd_home_save
   cfg=$IT_TMP/rwhome.json
   printf '{ "preferences": { "sandboxBwrapMounts": {\n  "additionalBinds": [ "%s" ]\n} } }\n' "$H" >"$cfg"
   chmod 644 "$cfg"
-  plant_script >"$IT_TMP/plant.sh"
-  chmod 644 "$IT_TMP/plant.sh"
+  # The script itself goes in as the command: /tmp is a tmpfs inside.
+  plant=$(plant_script)
 
   it_check "the overlay binding the whole home read-write is written from inside"
   bd_overlay "$cfg"
+  # The home as the user left it, overlay included, to put back after the
+  # control wrote into it.
+  bd_home_save
 
   it_check "control: the outside shells run nothing before the plant"
   run_outside_shells
   it_assert_eq "" "$(ls -A "$OUTSIDE")" "markers before the plant"
 
   it_check "control: under the naive wrapper every startup file is written, and the outside shells run them"
-  ov_naive "sh $IT_TMP/plant.sh"
+  ov_naive "$plant"
   it_assert_rc 0
   for f in .bash_aliases bin/x .local/bin/x .profile .gitconfig .netrc .bashrc; do
     it_assert_out_has "wrote $f"
@@ -181,7 +184,7 @@ profile" "$(ls "$OUTSIDE")" "markers the outside shells wrote"
 
   bd_home_snapshot "$IT_TMP/snapshot.before"
   it_check "bwsh: the read-write bind of the home is refused, naming rw_ceilings"
-  bd_login "sh $IT_TMP/plant.sh 2>/dev/null"
+  bd_login "$plant"
   bd_assert_login_ran
   bd_assert_warning "$H" "rw_ceilings"
 

@@ -42,6 +42,7 @@ chmod 1777 "$VT"
 it_as_user mkdir -p "$H/.local/share/systemd/user"
 
 ssh_start main
+bd_home_save
 
 # Put the state's ~/.config and ~/.local back as the first login left them
 # (as root on the host: a plant may have locked the user out).
@@ -104,6 +105,9 @@ plant_case()
   it_assert_eq "$(cat "$IT_TMP/ssh.before")" "$(ssh_listing)" "the listing of $H/.ssh"
   bd_assert_home_unchanged "$IT_TMP/snapshot.before"
 
+  # Undo whatever got through, so that the next case starts clean.
+  rm -rf "${VT:?}"/*
+  bd_home_restore
   state_reset
 }
 

@@ -20,6 +20,16 @@
 #   ov_naive CMD                the control: CMD as the user under a naive
 #                               wrapper, a few lines of shell that run bwrap
 #                               with the overlay's paths as given; IT_RC/OUT/ERR
+#     It reads three optional variables, for the layouts bwsh uses:
+#     OV_NAIVE_HOME=DIR         bind DIR read-write at $H instead of the real
+#                               home read-only (the persistent-state layout:
+#                               the session's state is the home)
+#     OV_NAIVE_EXTRA=(ARG...)   more bwrap arguments after the overlay's binds
+#                               (a wrapper's own binds, e.g. the overlay's
+#                               directory)
+#     OV_NAIVE_MKDIR=1          make every destination on the host first, as
+#                               the user (what a wrapper does so that bwrap can
+#                               mount on a read-only home)
 
 _ov_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../ssh/lib.sh
@@ -63,18 +73,28 @@ ov_put_sftp()
   it_collect
 }
 
+OV_NAIVE_HOME=
+OV_NAIVE_EXTRA=()
+OV_NAIVE_MKDIR=0
+
 ov_naive()
 {
   local cmd=$1 line
-  local -a binds=()
+  local -a binds=() home=(--ro-bind "$H" "$H")
+  [ -z "$OV_NAIVE_HOME" ] || home=(--bind "$OV_NAIVE_HOME" "$H")
   # "ro SRC DST" / "rw SRC DST" per entry, exactly as the overlay says.
   while IFS= read -r line; do
     [ -n "$line" ] || continue
     set -- $line
     if [ "$1" = ro ]; then binds+=(--ro-bind "$2" "$3"); else binds+=(--bind "$2" "$3"); fi
+    [ "$OV_NAIVE_MKDIR" != 1 ] || setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups mkdir -p -- "$3"
   done < <(python3 - "$CFG" <<'PY'
 import json, sys
-m = json.load(open(sys.argv[1]))["preferences"]["sandboxBwrapMounts"]
+try:
+    m = json.load(open(sys.argv[1]))
+except FileNotFoundError:
+    m = {}
+m = m.get("preferences", {}).get("sandboxBwrapMounts", {})
 for kind, key in (("rw", "additionalBinds"), ("ro", "additionalROBinds")):
     for e in m.get(key, []):
         s, d = (e, e) if isinstance(e, str) else (e["src"], e["dst"])
@@ -86,7 +106,7 @@ PY
     env -i HOME="$H" PATH=/usr/bin:/bin \
     bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
     --symlink usr/sbin /sbin --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp --tmpfs /run \
-    --ro-bind "$H" "$H" "${binds[@]}" --unshare-pid --die-with-parent -- /bin/sh -c "$cmd" \
+    "${home[@]}" "${binds[@]}" "${OV_NAIVE_EXTRA[@]}" --unshare-pid --die-with-parent -- /bin/sh -c "$cmd" \
     </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
   it_collect
 }

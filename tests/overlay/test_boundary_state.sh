@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# Plants in a persistent state (issue 24, CVE-2024-42472's class in
+# flatpak): with state = "persistent" the session's home is a directory the
+# user keeps, and bwrap makes mount points in it at the next login: the
+# overlay's directory (~/.config/bwsh) and the real home's protected paths
+# below the names the state provides (~/.local/share/systemd).  With no
+# overlay entry at all, one command inside replaces a parent of those:
+#   ~/.config -> /oldroot/var/tmp/...   bwrap 0.8 makes .../bwsh on the host;
+#   ~/.config a plain file, a FIFO      bwrap cannot start: every login fails;
+#   ~/.local -> /oldroot$HOME/.ssh      bwrap makes share/systemd in ~/.ssh.
+# Each plant is first shown under a naive wrapper laid out as bwsh does
+# (the state bound at $HOME, the overlay's directory and the protected path
+# bound over it); then bwsh's next login must create nothing on the host,
+# keep the real home as it was, and work, with a warning.
+# shellcheck disable=SC2016 # "$HOME" in a session's command is expanded inside
+. "$(dirname "$0")/bd_lib.sh"
+
+bd_setup
+
+# The state outside the home, where an administrator puts it: what the
+# sessions keep there is not the real home's business, so the home's
+# snapshot must not change at all.
+STATE_PARENT=$(mktemp -d /var/lib/bwsh-it-state.XXXXXX) || exit 1
+it_defer rm -rf "$STATE_PARENT"
+chmod 0755 "$STATE_PARENT"
+STATE=$STATE_PARENT/$IT_USER
+mkdir -m 0700 "$STATE"
+chown "$IT_USER:" "$STATE"
+bd_policy "state = \"persistent\";
+state_dir = \"$STATE_PARENT/%u\";"
+
+# /var/tmp is shared: the link points at a sticky directory of our own in
+# it, so that what bwrap makes there is ours to see (and to remove).
+VT=$(mktemp -d /var/tmp/bwsh-it-vt.XXXXXX) || exit 1
+it_defer rm -rf "$VT"
+chmod 1777 "$VT"
+
+# A systemd user's real home has ~/.local/share/systemd: bwsh shows it
+# read-only over the state (a protected path below a state name).
+it_as_user mkdir -p "$H/.local/share/systemd/user"
+
+ssh_start main
+bd_home_save
+
+# Put the state's ~/.config and ~/.local back as the first login left them
+# (as root on the host: a plant may have locked the user out).
+state_reset()
+{
+  local n
+  for n in .config .local; do
+    if [ -e "$STATE/$n.old" ] || [ -L "$STATE/$n.old" ]; then
+      rm -rf "${STATE:?}/$n"
+      mv "$STATE/$n.old" "$STATE/$n"
+    fi
+  done
+}
+
+ssh_listing() { find "$H/.ssh" -printf '%P %y %m\n' | LC_ALL=C sort; }
+
+# plant_case NAME PLANT CONTROL WHAT
+#   PLANT    the command run inside
+#   CONTROL  "creates PATH" or "fails", for the naive wrapper
+#   WHAT     the naive wrapper's own bind over the state: the overlay's
+#            directory or the protected path
+plant_case()
+{
+  local name=$1 plant=$2 control=$3 what=$4
+
+  it_check "$name: planted from inside"
+  ssh_run t "$plant"
+  it_assert_rc 0
+
+  it_check "$name: control: the naive wrapper with the state at \$HOME and $what bound over it"
+  ssh_listing >"$IT_TMP/ssh.before"
+  OV_NAIVE_HOME=$STATE
+  OV_NAIVE_EXTRA=(--ro-bind "$what" "$what")
+  ov_naive 'echo NAIVE-RAN'
+  OV_NAIVE_HOME=
+  OV_NAIVE_EXTRA=()
+  case $control in
+    creates\ *)
+      it_assert_out_has NAIVE-RAN
+      it_assert_exists "${control#creates }"
+      rm -rf "${control#creates }"
+      ;;
+    fails)
+      [ "$IT_RC" != 0 ] || it_fail "the naive wrapper started"
+      it_assert_err_has "Can't mkdir"
+      it_assert_out_lacks NAIVE-RAN
+      ;;
+  esac
+  it_assert_eq "$(cat "$IT_TMP/ssh.before")" "$(ssh_listing)" "the listing of $H/.ssh after the control is cleaned"
+
+  bd_home_snapshot "$IT_TMP/snapshot.before"
+  it_check "$name: bwsh: the next login works, with a warning"
+  bd_login 'echo LOGIN-OK'
+  bd_assert_login_ran
+  it_assert_out_has LOGIN-OK
+  it_assert_err_has "bwsh: warning: "
+
+  it_check "$name: bwsh: nothing created on the host, the real home unchanged"
+  it_assert_absent "$VT/bwsh"
+  it_assert_eq "$(cat "$IT_TMP/ssh.before")" "$(ssh_listing)" "the listing of $H/.ssh"
+  bd_assert_home_unchanged "$IT_TMP/snapshot.before"
+
+  # Undo whatever got through, so that the next case starts clean.
+  rm -rf "${VT:?}"/*
+  bd_home_restore
+  state_reset
+}
+
+it_check "the first login makes the state; no warning on a clean state"
+bd_login 'echo LOGIN-OK; test -d "$HOME/.config/bwsh" && echo overlay-dir; test -d "$HOME/.local/share/systemd" && echo systemd-dir'
+bd_assert_login_ran
+it_assert_eq "LOGIN-OK
+overlay-dir
+systemd-dir" "$IT_OUT"
+it_assert_err_lacks "warning"
+it_assert_exists "$STATE/.config/bwsh"
+it_assert_exists "$STATE/.local/share/systemd"
+
+plant_case "state .config -> /oldroot/var/tmp" \
+  "mv \"\$HOME/.config\" \"\$HOME/.config.old\" && ln -s /oldroot$VT \"\$HOME/.config\"" \
+  "creates $VT/bwsh" "$H/.config/bwsh"
+plant_case "state .config a plain file" \
+  "mv \"\$HOME/.config\" \"\$HOME/.config.old\" && echo x >\"\$HOME/.config\"" \
+  fails "$H/.config/bwsh"
+plant_case "state .config a FIFO" \
+  "mv \"\$HOME/.config\" \"\$HOME/.config.old\" && mkfifo \"\$HOME/.config\"" \
+  fails "$H/.config/bwsh"
+plant_case "state .local -> /oldroot\$HOME/.ssh" \
+  "mv \"\$HOME/.local\" \"\$HOME/.local.old\" && ln -s /oldroot$H/.ssh \"\$HOME/.local\"" \
+  "creates $H/.ssh/share" "$H/.local/share/systemd"
+
+it_check "after the plants are undone, the login is clean again"
+bd_login 'echo LOGIN-OK'
+bd_assert_login_ran
+it_assert_err_lacks "warning"

@@ -14,7 +14,7 @@ it_user_config "{\"preferences\":{\"sandboxBwrapMounts\":{
 
 it_check "read-write /etc is refused: not under \$HOME"
 it_run "touch /etc/bwsh-it-probe; echo x > ~/ok/f; if [ -e /sys/kernel ]; then echo sys-present; else echo sys-absent; fi"
-it_assert_err_has "bwsh: warning: $cfg:2:22: /etc: read-write binds are only allowed under the read-write ceilings (by default \$HOME)"
+it_assert_err_has "bwsh: warning: $cfg:2:22: /etc: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
 it_assert_err_has "touch: cannot touch '/etc/bwsh-it-probe': Read-only file system"
 it_assert_absent /etc/bwsh-it-probe
 

@@ -24,7 +24,7 @@ it_check "a link to ~/.ssh is refused with the resolved path"
 it_run "touch ~/keys/authorized_keys; touch ~/out/probe; ls ~/out/ 2>&1; echo end"
 it_assert_err_has "bwsh: warning: $cfg:1:$(col "$H/keys"): $H/keys: resolves to $H/.ssh: is a protected path and never writable inside the sandbox"
 it_check "a link out of \$HOME is refused with the resolved path"
-it_assert_err_has "bwsh: warning: $cfg:1:$(col "$H/out"): $H/out: resolves to $outside: read-write binds are only allowed under the read-write ceilings (by default \$HOME)"
+it_assert_err_has "bwsh: warning: $cfg:1:$(col "$H/out"): $H/out: resolves to $outside: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
 
 it_check "nothing was written through either link"
 it_assert_err_has "touch: cannot touch '$H/keys/authorized_keys': Read-only file system"

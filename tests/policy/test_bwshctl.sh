@@ -116,7 +116,7 @@ if not rw.get("origin_detail", "").startswith("user " + uc + ":"):
     bad.append("user origin_detail %r" % rw.get("origin_detail"))
 ssh = one("/etc/ssh")
 want(ssh, origin="user", verdict="refused",
-     reason="read-write binds are only allowed under the read-write ceilings (by default $HOME)")
+     reason="read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)")
 if not ssh.get("origin_detail", "").startswith("user " + uc):
     bad.append("refused origin_detail %r" % ssh.get("origin_detail"))
 ns = d["namespaces"]

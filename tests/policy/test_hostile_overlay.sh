@@ -37,7 +37,7 @@ case $attack in
     mounts additionalBinds "[ \"$IT_TMP/mine\" ]"
     CHECK="touch '$IT_TMP/mine/f' 2>/dev/null && echo written || echo not-written"
     EXPECT=not-written
-    WARNING="$IT_TMP/mine: read-write binds are only allowed under the read-write ceilings (by default \$HOME)"
+    WARNING="$IT_TMP/mine: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
     ;;
   rw_bind_symlink_out_of_rw_ceiling)
     # Inside $HOME by name, outside it once resolved.

@@ -287,7 +287,7 @@ host-node"
     out_is "home-ok
 shared-refused"
     it_assert_err_has "bwsh: warning: $H/.config/bwsh/config.json"
-    it_assert_err_has "$IT_TMP/shared: read-write binds are only allowed under the read-write ceilings (by default \$HOME)"
+    it_assert_err_has "$IT_TMP/shared: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
     it_assert_absent "$IT_TMP/shared/f"
     rm -f "$H/only/f" "$H/other/f"
     it_check "rw_ceilings = [ \"~/project\", \"~/only\", \"$IT_TMP/shared\" ]: only those"

@@ -536,10 +536,11 @@ check_pam_service (Doctor *d, const char *service, bool refused)
 
   if (!st.bwsh)
     {
-      if (asprintf (&fix,
-                    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to "
-                    "/etc/pam.d/%s",
-                    service)
+      /* Debian 12's runuser-l includes runuser, not common-session: there
+       * pam-auth-update changes nothing. */
+      if (asprintf (&fix, "%sadd \"session required pam_bwsh.so\" to /etc/pam.d/%s%s",
+                    st.common_session ? "pam-auth-update --enable bwsh (Debian, Ubuntu), or " : "", service,
+                    st.common_session ? "" : " (it includes no common-session, so pam-auth-update does not reach it)")
           < 0)
         fix = NULL;
       if (refused)
@@ -555,6 +556,15 @@ check_pam_service (Doctor *d, const char *service, bool refused)
     }
   else
     finding (d, LEVEL_OK, NULL, "pam: %s has pam_bwsh in its session stack", service);
+
+  /* sshd sends what the account stage says to the client's stderr, what the
+   * session stage says to the session's stdout (see pam_bwsh.c). */
+  if (st.bwsh && !st.bwsh_account && strcmp (service, "sshd") == 0)
+    finding (d, LEVEL_WARNING,
+             "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"account required pam_bwsh.so\" to "
+             "/etc/pam.d/sshd",
+             "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on "
+             "stdout after the motd, and scp and sftp get \"Received message too long\" instead of it");
 
   /* A refused service never starts the login shell; its environment does not reach bwsh. */
   if (st.readenv && !refused)
@@ -622,7 +632,11 @@ list_pam_services (Doctor *d, const char *dir)
   while ((de = readdir (dh)) != NULL && n < 4096)
     {
       char **v;
-      if (de->d_name[0] == '.' || de->d_type == DT_DIR || (v = realloc (names, (n + 1) * sizeof *v)) == NULL)
+      /* common-auth, common-session, ...: files the services include, not
+       * services; and what dpkg and editors leave beside a file. */
+      if (de->d_name[0] == '.' || de->d_type == DT_DIR || strncmp (de->d_name, "common-", 7) == 0
+          || strstr (de->d_name, ".dpkg-") != NULL || strstr (de->d_name, ".ucf-") != NULL
+          || de->d_name[strlen (de->d_name) - 1] == '~' || (v = realloc (names, (n + 1) * sizeof *v)) == NULL)
         continue;
       names = v;
       if ((names[n] = strdup (de->d_name)) != NULL)

@@ -91,6 +91,13 @@ void bwsh_diag_clear (BwshDiag *d);
  * unless out of memory. */
 #define BWSH_ESCAPE_MAX 256
 char *bwsh_escape (const char *s, size_t len);
+/* The same for what an administrator's terminal shows, whole: the escaped
+ * form of a path or name the user chose (lossless: backslashes and quotes
+ * escaped too, so it reads back to the exact bytes), and of a message, whose
+ * data is escaped already (only what a terminal acts on, C0, DEL and bytes
+ * >= 0x80, becomes \xNN).  A string with nothing to escape is copied as is. */
+char *bwsh_escape_data (const char *s);
+char *bwsh_escape_message (const char *s);
 
 /* ------------------------------------------------------------------ limits */
 
@@ -716,7 +723,8 @@ int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *re
 /* Serialise @opts NUL-separated, as bwrap's --args expects. */
 int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
 
-/* Shell-quote one word for display, the way a POSIX sh reads it back. */
+/* Shell-quote one word for display, the way a shell reads it back: '...', or
+ * $'...' with \xNN escapes when it holds a byte a terminal acts on. */
 char *bwsh_shell_quote (const char *s);
 
 /* Human and JSON explanations of @p.  @refusal (NULL when the session

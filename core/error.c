@@ -296,23 +296,36 @@ bwsh_net_mode_to_string (BwshNetMode m)
     }
 }
 
-char *
-bwsh_escape (const char *s, size_t len)
+/* A byte a terminal may act on: C0 controls, DEL, and every byte >= 0x80
+ * (C1 controls such as 0x9b, CSI, and what is not UTF-8).  Data also gets its
+ * backslashes and quotes escaped, so that the escaped form reads back to the
+ * exact bytes and cannot close a quoted field; a message keeps both: its
+ * quotes are its own, and the data in it is escaped already. */
+static bool
+must_escape (unsigned char c, bool message)
 {
-  /* At most BWSH_ESCAPE_MAX characters, escapes included, so that a value
-   * quoted in a BwshError message (512 bytes) never pushes out the reason
-   * that follows it; then "..." and NUL. */
-  char *out = malloc (BWSH_ESCAPE_MAX + 4);
-  size_t o = 0, i;
+  return c < 0x20 || c >= 0x7f || (!message && (c == '\\' || c == '"'));
+}
 
+/* @s escaped as \xNN where must_escape() says so, at most @max characters
+ * (then "..."). */
+static char *
+escape (const char *s, size_t len, size_t max, bool message)
+{
+  char *out;
+  size_t o = 0, i, need = 0;
+
+  for (i = 0; i < len && need <= max; i++)
+    need += must_escape ((unsigned char) s[i], message) ? 4 : 1;
+  out = malloc ((need < max ? need : max) + 4);
   if (out == NULL)
     return NULL;
   for (i = 0; i < len; i++)
     {
       unsigned char c = (unsigned char) s[i];
-      bool esc = c < 0x20 || c >= 0x7f || c == '\\' || c == '"';
+      bool esc = must_escape (c, message);
 
-      if (o + (esc ? 4 : 1) > BWSH_ESCAPE_MAX)
+      if (o + (esc ? 4 : 1) > max)
         break;
       if (esc)
         o += (size_t) snprintf (out + o, 5, "\\x%02x", c);
@@ -326,4 +339,25 @@ bwsh_escape (const char *s, size_t len)
     }
   out[o] = '\0';
   return out;
+}
+
+char *
+bwsh_escape (const char *s, size_t len)
+{
+  /* At most BWSH_ESCAPE_MAX characters, escapes included, so that a value
+   * quoted in a BwshError message (512 bytes) never pushes out the reason
+   * that follows it. */
+  return escape (s, len, BWSH_ESCAPE_MAX, false);
+}
+
+char *
+bwsh_escape_data (const char *s)
+{
+  return escape (s, strlen (s), SIZE_MAX - 4, false);
+}
+
+char *
+bwsh_escape_message (const char *s)
+{
+  return escape (s, strlen (s), SIZE_MAX - 4, true);
 }

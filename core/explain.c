@@ -133,11 +133,21 @@ utf8_ok (const char *s)
   return v != NULL;
 }
 
+/* Where strings that are not UTF-8 went.  JSON cannot carry such a string,
+ * and one name in the home (the user picks it, from inside) must not cost
+ * the administrator the whole plan: it is carried in bwsh_escape_data()'s
+ * form (every \xNN is one byte, nothing else is escaped, so it reads back
+ * to the exact bytes) and its JSON pointer is listed in "escaped". */
+typedef struct
+{
+  json_t *escaped;
+} JsonOut;
+
 /* jansson returns NULL for a string that is not UTF-8 and -1 when it cannot
  * set a key: every call is checked, so that nothing drops out of the JSON
  * silently (a bad TERM once shifted the whole argv). */
 static int
-jstring (const char *what, const char *s, json_t **ret, BwshError *err)
+jstring (JsonOut *j, const char *at, const char *s, json_t **ret, BwshError *err)
 {
   json_t *v;
 
@@ -147,10 +157,12 @@ jstring (const char *what, const char *s, json_t **ret, BwshError *err)
     v = json_string (s);
   if (v == NULL && s != NULL && !utf8_ok (s))
     {
-      _cleanup_free_ char *esc = bwsh_escape (s, strlen (s));
-      return bwsh_error_set (err, -EILSEQ, NULL, 0, 0,
-                             "%s \"%s\" is not valid UTF-8, which JSON cannot carry; the text explanation shows it",
-                             what, esc != NULL ? esc : "?");
+      _cleanup_free_ char *esc = bwsh_escape_data (s);
+      json_t *ptr = json_string (at);
+
+      if (esc == NULL || ptr == NULL || json_array_append_new (j->escaped, ptr) < 0
+          || (v = json_string (esc)) == NULL)
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
   if (v == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
@@ -167,21 +179,31 @@ jset (json_t *obj, const char *key, json_t *v, BwshError *err)
   return 0;
 }
 
+/* @obj is at JSON pointer @at; its keys are bwsh's own (or environment
+ * names, which the plan's allow-list holds to [A-Z_]), never "/" or "~". */
 static int
-jset_string (json_t *obj, const char *key, const char *s, BwshError *err)
+jset_string (JsonOut *j, json_t *obj, const char *at, const char *key, const char *s, BwshError *err)
 {
+  _cleanup_free_ char *ptr = NULL;
   json_t *v = NULL;
-  int r = jstring (key, s, &v, err);
+  int r;
 
+  if (asprintf (&ptr, "%s/%s", at, key) < 0)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  r = jstring (j, ptr, s, &v, err);
   return r < 0 ? r : jset (obj, key, v, err);
 }
 
 static int
-jappend_string (json_t *arr, const char *what, const char *s, BwshError *err)
+jappend_string (JsonOut *j, json_t *arr, const char *at, const char *s, BwshError *err)
 {
+  _cleanup_free_ char *ptr = NULL;
   json_t *v = NULL;
-  int r = jstring (what, s, &v, err);
+  int r;
 
+  if (asprintf (&ptr, "%s/%zu", at, json_array_size (arr)) < 0)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  r = jstring (j, ptr, s, &v, err);
   if (r < 0)
     return r;
   if (json_array_append_new (arr, v) < 0)
@@ -190,22 +212,22 @@ jappend_string (json_t *arr, const char *what, const char *s, BwshError *err)
 }
 
 static int
-json_mount (const BwshMount *m, json_t **ret, BwshError *err)
+json_mount (JsonOut *j, const BwshMount *m, size_t i, json_t **ret, BwshError *err)
 {
   json_auto_t *o = json_object ();
-  _cleanup_free_ char *origin = origin_string (&m->from);
+  _cleanup_free_ char *origin = origin_string (&m->from), *at = NULL;
   int r;
 
-  if (o == NULL || origin == NULL)
+  if (o == NULL || origin == NULL || asprintf (&at, "/mounts/%zu", i) < 0)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-  if ((r = jset_string (o, "kind", bwsh_mount_kind_to_string (m->kind), err)) < 0
-      || (r = jset_string (o, "source", m->src, err)) < 0 || (r = jset_string (o, "destination", m->dest, err)) < 0
-      || (r = jset_string (o, "origin", bwsh_origin_to_string (m->from.origin), err)) < 0
-      || (r = jset_string (o, "origin_detail", origin, err)) < 0
-      || (r = jset_string (o, "file", m->from.file, err)) < 0
+  if ((r = jset_string (j, o, at, "kind", bwsh_mount_kind_to_string (m->kind), err)) < 0
+      || (r = jset_string (j, o, at, "source", m->src, err)) < 0 || (r = jset_string (j, o, at, "destination", m->dest, err)) < 0
+      || (r = jset_string (j, o, at, "origin", bwsh_origin_to_string (m->from.origin), err)) < 0
+      || (r = jset_string (j, o, at, "origin_detail", origin, err)) < 0
+      || (r = jset_string (j, o, at, "file", m->from.file, err)) < 0
       || (r = jset (o, "line", json_integer (m->from.line), err)) < 0
-      || (r = jset_string (o, "verdict", bwsh_verdict_to_string (m->verdict), err)) < 0
-      || (r = jset_string (o, "reason", m->reason, err)) < 0)
+      || (r = jset_string (j, o, at, "verdict", bwsh_verdict_to_string (m->verdict), err)) < 0
+      || (r = jset_string (j, o, at, "reason", m->reason, err)) < 0)
     return r;
   if (m->size > 0 && (r = jset (o, "size", json_integer ((json_int_t) m->size), err)) < 0)
     return r;
@@ -214,7 +236,7 @@ json_mount (const BwshMount *m, json_t **ret, BwshError *err)
 }
 
 static int
-json_landlock (const BwshPlan *p, json_t *root, BwshError *err)
+json_landlock (JsonOut *j, const BwshPlan *p, json_t *root, BwshError *err)
 {
   BwshLandlockReport ll = { 0 };
   json_t *l;
@@ -230,7 +252,7 @@ json_landlock (const BwshPlan *p, json_t *root, BwshError *err)
       || (r = jset (l, "signals", json_boolean (ll.scoped_signal), err)) < 0
       || (r = jset (l, "tcp_connect", json_boolean (ll.tcp_connect), err)) < 0
       || (r = jset (l, "tcp_bind", json_boolean (ll.tcp_bind), err)) < 0
-      || (r = jset_string (l, "not_enforced", ll.missing, err)) < 0)
+      || (r = jset_string (j, l, "/landlock", "not_enforced", ll.missing, err)) < 0)
     return r;
   return 0;
 }
@@ -240,7 +262,8 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
 {
   json_auto_t *root = json_object ();
   json_t *mounts = json_array (), *env = json_object (), *warn = json_array (), *argv = json_array ();
-  json_t *limits = json_object (), *ns = json_object ();
+  json_t *limits = json_object (), *ns = json_object (), *escaped = json_array ();
+  JsonOut j = { .escaped = escaped };
   BwshArgv all = { 0 };
   _cleanup_free_ char *line = NULL;
   char digest[65], b1[32], b2[32], b3[32];
@@ -252,19 +275,19 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   if (root == NULL)
     {
       json_decref (mounts), json_decref (env), json_decref (warn), json_decref (argv);
-      json_decref (limits), json_decref (ns);
+      json_decref (limits), json_decref (ns), json_decref (escaped);
       return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
   if ((r = jset (root, "format", json_integer (1), err)) < 0 || (r = jset (root, "mounts", mounts, err)) < 0
       || (r = jset (root, "environment", env, err)) < 0 || (r = jset (root, "warnings", warn, err)) < 0
       || (r = jset (root, "argv", argv, err)) < 0 || (r = jset (root, "limits", limits, err)) < 0
-      || (r = jset (root, "namespaces", ns, err)) < 0)
+      || (r = jset (root, "namespaces", ns, err)) < 0 || (r = jset (root, "escaped", escaped, err)) < 0)
     return r;
 
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       json_t *o = NULL;
-      if ((r = json_mount (&p->mounts[i], &o, err)) < 0)
+      if ((r = json_mount (&j, &p->mounts[i], i, &o, err)) < 0)
         return r;
       if (json_array_append_new (mounts, o) < 0)
         return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
@@ -275,16 +298,13 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       _cleanup_free_ char *name = strndup (p->env[i], (size_t) (eq - p->env[i]));
       if (name == NULL)
         return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-      json_t *v = NULL;
-
-      if ((r = jstring ("environment variable name", name, &v, err)) < 0)
-        return r;
-      json_decref (v);
-      if ((r = jset_string (env, name, eq + 1, err)) < 0)
+      if (!utf8_ok (name))
+        return bwsh_error_set (err, -EILSEQ, NULL, 0, 0, "an environment variable name is not UTF-8");
+      if ((r = jset_string (&j, env, "/environment", name, eq + 1, err)) < 0)
         return r;
     }
   for (size_t i = 0; i < p->diag.n; i++)
-    if ((r = jappend_string (warn, "warning", p->diag.lines[i], err)) < 0)
+    if ((r = jappend_string (&j, warn, "/warnings", p->diag.lines[i], err)) < 0)
       return r;
 
   for (BwshNamespace n = 0; n < _BWSH_NS_MAX; n++)
@@ -295,10 +315,10 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
         return r;
     }
   if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
-      || (r = jset_string (root, "network", bwsh_net_mode_to_string (p->network), err)) < 0
-      || (r = jset_string (limits, "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
-      || (r = jset_string (limits, "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
-      || (r = jset_string (limits, "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
+      || (r = jset_string (&j, root, "", "network", bwsh_net_mode_to_string (p->network), err)) < 0
+      || (r = jset_string (&j, limits, "/limits", "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
+      || (r = jset_string (&j, limits, "/limits", "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
+      || (r = jset_string (&j, limits, "/limits", "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
     return r;
   {
     size_t unsized;
@@ -310,33 +330,33 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   }
 
   bwsh_plan_digest (p, digest);
-  if ((r = jset_string (root, "shell", p->shell, err)) < 0 || (r = jset_string (root, "home", p->home, err)) < 0
-      || (r = jset_string (root, "project_dir", p->project_dir, err)) < 0
+  if ((r = jset_string (&j, root, "", "shell", p->shell, err)) < 0 || (r = jset_string (&j, root, "", "home", p->home, err)) < 0
+      || (r = jset_string (&j, root, "", "project_dir", p->project_dir, err)) < 0
       || (r = jset (root, "project_dir_created_at_first_login", json_boolean (p->project_dir_missing), err)) < 0
-      || (r = jset_string (root, "chdir", p->chdir, err)) < 0
-      || (r = jset_string (root, "start_dir", p->start_dir, err)) < 0
-      || (r = jset_string (root, "state", p->state, err)) < 0
-      || (r = jset_string (root, "hostname", p->hostname, err)) < 0
+      || (r = jset_string (&j, root, "", "chdir", p->chdir, err)) < 0
+      || (r = jset_string (&j, root, "", "start_dir", p->start_dir, err)) < 0
+      || (r = jset_string (&j, root, "", "state", p->state, err)) < 0
+      || (r = jset_string (&j, root, "", "hostname", p->hostname, err)) < 0
       || (r = jset (root, "strict", json_boolean (p->strict), err)) < 0
       || (r = jset (root, "refused", json_integer ((json_int_t) p->n_refused), err)) < 0
-      || (r = jset_string (root, "session", refusal != NULL ? "refused" : "allowed", err)) < 0
-      || (r = jset_string (root, "refusal", refusal, err)) < 0
-      || (r = jset_string (root, "seccomp", "session", err)) < 0
-      || (r = jset_string (root, "digest", digest, err)) < 0)
+      || (r = jset_string (&j, root, "", "session", refusal != NULL ? "refused" : "allowed", err)) < 0
+      || (r = jset_string (&j, root, "", "refusal", refusal, err)) < 0
+      || (r = jset_string (&j, root, "", "seccomp", "session", err)) < 0
+      || (r = jset_string (&j, root, "", "digest", digest, err)) < 0)
     return r;
-  if ((r = json_landlock (p, root, err)) < 0)
+  if ((r = json_landlock (&j, p, root, err)) < 0)
     return r;
 
   r = command_line (p, cmd, &all, &line);
   if (r < 0)
     return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   for (size_t i = 0; r >= 0 && i < all.n; i++)
-    r = jappend_string (argv, "bwrap argument", all.v[i], err);
+    r = jappend_string (&j, argv, "/argv", all.v[i], err);
   bwsh_argv_clear (&all);
-  if (r < 0 || (r = jset_string (root, "command_line", line, err)) < 0)
+  if (r < 0 || (r = jset_string (&j, root, "", "command_line", line, err)) < 0)
     return r;
 
-  out = json_dumps (root, JSON_INDENT (2) | JSON_PRESERVE_ORDER);
+  out = json_dumps (root, JSON_INDENT (2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
   if (out == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
   *ret = out;
@@ -406,15 +426,21 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   for (size_t i = 0; r >= 0 && i < p->n_mounts; i++)
     {
       const BwshMount *m = &p->mounts[i];
-      _cleanup_free_ char *origin = origin_string (&m->from);
+      _cleanup_free_ char *o = origin_string (&m->from);
+      /* The home's entries are named by the user, from inside: a name must
+       * not write into the administrator's terminal, nor forge a line. */
+      _cleanup_free_ char *origin = o != NULL ? bwsh_escape_message (o) : NULL;
+      _cleanup_free_ char *src = bwsh_escape_data (m->src != NULL ? m->src : "");
+      _cleanup_free_ char *dest = bwsh_escape_data (m->dest);
+      _cleanup_free_ char *why = bwsh_escape_message (m->reason != NULL ? m->reason : "");
       char size[48] = "";
-      if (origin == NULL)
+      if (origin == NULL || src == NULL || dest == NULL || why == NULL)
         return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
       if (m->kind == BWSH_MOUNT_TMPFS && m->size > 0)
         snprintf (size, sizeof size, " (size %" PRIu64 " MiB)", m->size / (1024 * 1024));
       r = append (&buf, &len, "  %-10s %-9s %s%s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
-                  bwsh_mount_kind_to_string (m->kind), m->src ? m->src : "", m->src ? " -> " : "", m->dest, size,
-                  origin, m->reason ? "  " : "", m->reason ? m->reason : "");
+                  bwsh_mount_kind_to_string (m->kind), src, m->src ? " -> " : "", dest, size, origin,
+                  m->reason ? "  " : "", why);
     }
   if (r >= 0)
     r = append (&buf, &len, "namespaces:");
@@ -454,8 +480,12 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       r = append (&buf, &len, "  %s\n", esc);
     }
   if (r >= 0)
-    r = append (&buf, &len, "working directory: %s (start_dir = \"%s\")\n", p->chdir,
-                p->start_dir ? p->start_dir : "?");
+    {
+      _cleanup_free_ char *dir = bwsh_escape_data (p->chdir != NULL ? p->chdir : "?");
+      r = dir == NULL ? -ENOMEM
+                      : append (&buf, &len, "working directory: %s (start_dir = \"%s\")\n", dir,
+                                p->start_dir ? p->start_dir : "?");
+    }
   if (r >= 0)
     r = append (&buf, &len, "state: %s\n",
                 p->state == NULL                          ? "?"
@@ -463,17 +493,27 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
                 : strcmp (p->state, "persistent") == 0    ? "persistent (in state_dir, the home's entries read-only over it)"
                                                           : "tmpfs (writable, gone at logout; the home's entries read-only over it)");
   if (r >= 0 && p->project_dir_missing)
-    r = append (&buf, &len, "project directory: %s does not exist yet; the first login creates it\n",
-                p->project_dir);
+    {
+      _cleanup_free_ char *dir = bwsh_escape_data (p->project_dir);
+      r = dir == NULL ? -ENOMEM
+                      : append (&buf, &len, "project directory: %s does not exist yet; the first login creates it\n",
+                                dir);
+    }
   if (r >= 0 && p->diag.n > 0)
     {
       r = append (&buf, &len, "warnings:\n");
       for (size_t i = 0; r >= 0 && i < p->diag.n; i++)
-        r = append (&buf, &len, "  %s\n", p->diag.lines[i]);
+        {
+          _cleanup_free_ char *w = bwsh_escape_message (p->diag.lines[i]);
+          r = w == NULL ? -ENOMEM : append (&buf, &len, "  %s\n", w);
+        }
     }
   if (r >= 0)
-    r = append (&buf, &len, "session: %s%s\n", refusal != NULL ? "refused: " : "allowed",
-                refusal != NULL ? refusal : "");
+    {
+      _cleanup_free_ char *why = bwsh_escape_message (refusal != NULL ? refusal : "");
+      r = why == NULL ? -ENOMEM
+                      : append (&buf, &len, "session: %s%s\n", refusal != NULL ? "refused: " : "allowed", why);
+    }
   bwsh_plan_digest (p, digest);
   if (r >= 0)
     r = append (&buf, &len, "digest: %s\n", digest);

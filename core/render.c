@@ -192,34 +192,56 @@ bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len)
   return 0;
 }
 
+/* A byte a terminal acts on (C0, DEL, C1 and whatever is not UTF-8)
+ * cannot be shown inside '...': it goes in $'...' as \xNN, which bash, zsh,
+ * ksh and POSIX.1-2024 sh read back to the same byte. */
+static bool
+shell_unprintable (unsigned char c)
+{
+  return c < 0x20 || c >= 0x7f;
+}
+
 char *
 bwsh_shell_quote (const char *s)
 {
-  size_t n = 2;
+  size_t n = 3;
   char *out, *o;
-  bool plain = s[0] != '\0';
+  bool plain = s[0] != '\0', ansi = false;
 
   for (const char *p = s; *p != '\0'; p++)
     {
       if (strchr ("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+@%", *p) == NULL)
         plain = false;
-      n += *p == '\'' ? 4 : 1;
+      if (shell_unprintable ((unsigned char) *p))
+        ansi = true;
+      n += 4;
     }
   if (plain)
     return strdup (s);
   out = o = malloc (n + 1);
   if (out == NULL)
     return NULL;
+  if (ansi)
+    *o++ = '$';
   *o++ = '\'';
   for (const char *p = s; *p != '\0'; p++)
     {
-      if (*p == '\'')
+      unsigned char c = (unsigned char) *p;
+
+      if (ansi && shell_unprintable (c))
+        o += snprintf (o, 5, "\\x%02x", c);
+      else if (ansi && (c == '\\' || c == '\''))
+        {
+          *o++ = '\\';
+          *o++ = (char) c;
+        }
+      else if (c == '\'')
         {
           memcpy (o, "'\\''", 4);
           o += 4;
         }
       else
-        *o++ = *p;
+        *o++ = (char) c;
     }
   *o++ = '\'';
   *o = '\0';

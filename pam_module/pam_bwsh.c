@@ -3,6 +3,15 @@
  * pam_bwsh: the session module.  It makes bwsh's policy hold on every PAM
  * service, not only where the login shell runs, and it records each session.
  *
+ * pam_sm_acct_mgmt decides admission first (policy, service, shell, lock,
+ * max_sessions, the plan), where a refusal still reaches every client:
+ * sshd sends what the account stage says as a banner, which ssh, scp, sftp
+ * and rsync print on stderr.  What the session stage says, sshd prints on
+ * the session's stdout, after the motd: inside the sftp protocol it reads
+ * "Received message too long 1651995496", the bytes "bwsh".  The session
+ * stage decides all of it again (a stack may lack the account line, and
+ * max_sessions is only final when the session registers).
+ *
  * For a subject of the policy, pam_sm_open_session:
  *   - refuses services that never run the login shell (cron, atd, ...);
  *   - refuses a passwd shell that is not bwsh (require_shell);
@@ -29,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#define PAM_SM_ACCOUNT
 #define PAM_SM_SESSION
 #include <security/pam_ext.h>
 #include <security/pam_modules.h>
@@ -66,6 +76,7 @@ typedef struct Ctx
 {
   pam_handle_t *pamh;
   int flags;
+  bool account;        /* the account stage, not the session */
   Options opt;
   const char *user;    /* PAM_USER, or NULL before it is known */
   const char *service; /* PAM_SERVICE */
@@ -93,7 +104,7 @@ strv_freep (char ***p)
  * invalid policy, strict refusal, an identity NSS does not know, a project
  * directory that cannot be made) refuses the session. */
 static int
-core_error_to_pam (int r)
+core_error_to_pam (const Ctx *c, int r)
 {
   switch (r)
     {
@@ -102,7 +113,7 @@ core_error_to_pam (int r)
     case -ENOMEM:
       return PAM_BUF_ERR;
     default:
-      return PAM_SESSION_ERR;
+      return c->account ? PAM_PERM_DENIED : PAM_SESSION_ERR;
     }
 }
 
@@ -211,7 +222,7 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
   if (ev->uid < 0)
     ev->uid = c->uid;
   audit (c, "open", "refused", NULL, ev);
-  return core_error_to_pam (r < 0 ? r : -EPERM);
+  return core_error_to_pam (c, r < 0 ? r : -EPERM);
 }
 
 #define refuse(c, r, err, ...)                                                                               \
@@ -364,6 +375,37 @@ check_lock (const Ctx *c, const BwshIdentity *id)
   return ret;
 }
 
+/* max_sessions, counted for the account stage: the session stage counts
+ * again under the registry's lock and is the one that holds. */
+static int
+check_max_sessions (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol)
+{
+  _cleanup_close_ int dirfd = -1;
+  BwshSessionList l = { 0 };
+  BwshError err = { 0 };
+  size_t live = 0;
+  int r;
+
+  if (pol->max_sessions == 0)
+    return PAM_SUCCESS;
+  r = bwsh_registry_open_locked (NULL, &dirfd, &err);
+  if (r >= 0)
+    r = bwsh_registry_list (dirfd, &l, &err);
+  if (r < 0)
+    return refuse (c, r, &err, "cannot read the session registry");
+  for (size_t i = 0; i < l.n; i++)
+    if (l.items[i].uid == id->uid)
+      live++;
+  bwsh_session_list_clear (&l);
+  if (live < pol->max_sessions)
+    return PAM_SUCCESS;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
+  ev.sessions = (int64_t) live;
+  ev.max_sessions = pol->max_sessions;
+  return refuse_event (c, &ev, -EUSERS, NULL, "%s has %zu sessions open, at most %u are allowed (max_sessions)",
+                       c->user, live, pol->max_sessions);
+}
+
 /* Register the session for bwshctl sessions/lock, within max_sessions. */
 static int
 register_session (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol, const char *policy_path,
@@ -435,6 +477,58 @@ regain_privileges (void *userdata, BwshError *err)
   if (pam_modutil_regain_priv (p->pamh, p->privs) != 0)
     return bwsh_error_set (err, -EPERM, NULL, 0, 0, "cannot regain privileges after reading %s's files", p->user);
   return 0;
+}
+
+/* Admission where the client still hears the reason (see the top of the
+ * file): everything the session stage would refuse before it registers,
+ * decided by the same core call in CHECK mode, which creates nothing. */
+BWSH_EXPORT int
+pam_sm_acct_mgmt (pam_handle_t *pamh, int flags, int argc, const char **argv)
+{
+  _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
+  _cleanup_ (strv_freep) char **envp = NULL;
+  PAM_MODUTIL_DEF_PRIVS (privs);
+  BwshError err = { 0 };
+  Privs pv = { .pamh = pamh, .privs = &privs };
+  BwshSessionRequest req = {
+    .mode = BWSH_SESSION_CHECK,
+    .pam = true,
+    .bwsh_binary = BWSH_BINARY,
+    .become_user = drop_privileges,
+    .become_caller = regain_privileges,
+    .userdata = &pv,
+  };
+  Ctx c;
+  int r, ret;
+
+  ret = ctx_init (&c, pamh, flags, argc, argv);
+  if (ret != PAM_SUCCESS)
+    return ret;
+  c.account = true;
+  if (c.user == NULL || c.user[0] == '\0')
+    return refuse (&c, -EINVAL, NULL, "no user name for the session");
+  pv.user = c.user;
+  envp = pam_getenvlist (pamh);
+  if (envp == NULL)
+    return refuse (&c, -ENOMEM, NULL, "cannot read the session environment");
+  req.user = c.user;
+  req.service = c.service;
+  req.policy_path = c.opt.policy_path;
+  req.envp = envp;
+
+  r = bwsh_session_prepare (&req, &s, &err);
+  if (s != NULL && s->id != NULL)
+    c.uid = s->id->uid;
+  if (r < 0)
+    return refuse_error (&c, r, &err);
+  if (!s->is_subject)
+    return PAM_IGNORE;
+  ret = check_lock (&c, s->id);
+  if (ret != PAM_SUCCESS)
+    return ret;
+  if (s->refusal.code != BWSH_ERROR_NONE)
+    return refuse_error (&c, -EPERM, &s->refusal);
+  return check_max_sessions (&c, s->id, s->policy);
 }
 
 BWSH_EXPORT int

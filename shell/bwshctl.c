@@ -49,15 +49,21 @@ static void
 print_error (const char *prefix, const BwshError *err)
 {
   _cleanup_free_ char *msg = bwsh_error_to_string (err);
+  _cleanup_free_ char *e = msg != NULL ? bwsh_escape_message (msg) : NULL;
 
-  fprintf (stderr, "%s%s\n", prefix, msg != NULL ? msg : "out of memory");
+  fprintf (stderr, "%s%s\n", prefix, e != NULL ? e : "out of memory");
 }
 
+/* Diagnostics quote what the user wrote (escaped where they are made); what
+ * a terminal would act on is escaped again here, whatever slipped through. */
 static void
 print_diag (const BwshDiag *d, const char *prefix)
 {
   for (size_t i = 0; i < d->n; i++)
-    fprintf (stderr, "%s%s\n", prefix, d->lines[i]);
+    {
+      _cleanup_free_ char *e = bwsh_escape_message (d->lines[i]);
+      fprintf (stderr, "%s%s\n", prefix, e != NULL ? e : "out of memory");
+    }
 }
 
 enum
@@ -340,7 +346,10 @@ cmd_explain (int argc, char **argv)
               o.policy != NULL ? o.policy : bwsh_policy_path (),
               s->user_config_path != NULL ? s->user_config_path : "(none)");
       for (size_t i = 0; i < s->diag.n; i++)
-        printf ("overlay warning: %s\n", s->diag.lines[i]);
+        {
+          _cleanup_free_ char *e = bwsh_escape_message (s->diag.lines[i]);
+          printf ("overlay warning: %s\n", e != NULL ? e : "out of memory");
+        }
     }
   /* What would make the login fail after it was accepted: part of the
    * answer, like a refusal, so the status stays 0. */

@@ -36,7 +36,8 @@ bwshctl_launch_problems (const BwshPolicy *pol, const BwshPlan *plan, FILE *f)
   if (plan != NULL && bwsh_plan_check_shell (plan, &err) < 0)
     {
       _cleanup_free_ char *msg = bwsh_error_to_string (&err);
-      fprintf (f, "%s\n", msg != NULL ? msg : err.message);
+      _cleanup_free_ char *e = msg != NULL ? bwsh_escape_message (msg) : NULL;
+      fprintf (f, "%s\n", e != NULL ? e : "out of memory");
       n++;
     }
   return n;
@@ -52,9 +53,9 @@ bwshctl_print_entries (const BwshPlan *plan, FILE *f)
       if (m->from.origin != BWSH_ORIGIN_USER)
         continue;
       /* The user wrote these: one line each, whatever they hold. */
-      _cleanup_free_ char *src = bwsh_escape (m->src != NULL ? m->src : "", m->src != NULL ? strlen (m->src) : 0);
-      _cleanup_free_ char *dest = bwsh_escape (m->dest, strlen (m->dest));
-      _cleanup_free_ char *why = m->reason != NULL ? bwsh_escape (m->reason, strlen (m->reason)) : NULL;
+      _cleanup_free_ char *src = bwsh_escape_data (m->src != NULL ? m->src : "");
+      _cleanup_free_ char *dest = bwsh_escape_data (m->dest);
+      _cleanup_free_ char *why = m->reason != NULL ? bwsh_escape_message (m->reason) : NULL;
       if (src == NULL || dest == NULL || (m->reason != NULL && why == NULL))
         continue;
       print_at (f, &m->from);

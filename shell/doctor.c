@@ -78,15 +78,20 @@ static void
 finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
 {
   static const char *const names[] = { "ok", "note", "warning", "error" };
+  _cleanup_free_ char *msg = NULL, *e_msg = NULL, *e_fix = NULL;
   va_list ap;
+  int r;
 
-  printf ("%s: ", names[level]);
   va_start (ap, fmt);
-  vprintf (fmt, ap);
+  r = vasprintf (&msg, fmt, ap);
   va_end (ap);
-  putchar ('\n');
+  /* One choke point: a name or an output line that came from a user or a
+   * command reaches the administrator's terminal as one escaped line. */
+  e_msg = r >= 0 ? bwsh_escape_message (msg) : NULL;
+  e_fix = fix != NULL ? bwsh_escape_message (fix) : NULL;
+  printf ("%s: %s\n", names[level], e_msg != NULL ? e_msg : "out of memory");
   if (fix != NULL && level >= LEVEL_WARNING)
-    printf ("  fix: %s\n", fix);
+    printf ("  fix: %s\n", e_fix != NULL ? e_fix : "out of memory");
   if (level == LEVEL_WARNING)
     d->warnings++;
   else if (level == LEVEL_ERROR)
@@ -531,10 +536,11 @@ check_pam_service (Doctor *d, const char *service, bool refused)
 
   if (!st.bwsh)
     {
-      if (asprintf (&fix,
-                    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to "
-                    "/etc/pam.d/%s",
-                    service)
+      /* Debian 12's runuser-l includes runuser, not common-session: there
+       * pam-auth-update changes nothing. */
+      if (asprintf (&fix, "%sadd \"session required pam_bwsh.so\" to /etc/pam.d/%s%s",
+                    st.common_session ? "pam-auth-update --enable bwsh (Debian, Ubuntu), or " : "", service,
+                    st.common_session ? "" : " (it includes no common-session, so pam-auth-update does not reach it)")
           < 0)
         fix = NULL;
       if (refused)
@@ -550,6 +556,15 @@ check_pam_service (Doctor *d, const char *service, bool refused)
     }
   else
     finding (d, LEVEL_OK, NULL, "pam: %s has pam_bwsh in its session stack", service);
+
+  /* sshd sends what the account stage says to the client's stderr, what the
+   * session stage says to the session's stdout (see pam_bwsh.c). */
+  if (st.bwsh && !st.bwsh_account && strcmp (service, "sshd") == 0)
+    finding (d, LEVEL_WARNING,
+             "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"account required pam_bwsh.so\" to "
+             "/etc/pam.d/sshd",
+             "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on "
+             "stdout after the motd, and scp and sftp get \"Received message too long\" instead of it");
 
   /* A refused service never starts the login shell; its environment does not reach bwsh. */
   if (st.readenv && !refused)
@@ -617,7 +632,11 @@ list_pam_services (Doctor *d, const char *dir)
   while ((de = readdir (dh)) != NULL && n < 4096)
     {
       char **v;
-      if (de->d_name[0] == '.' || de->d_type == DT_DIR || (v = realloc (names, (n + 1) * sizeof *v)) == NULL)
+      /* common-auth, common-session, ...: files the services include, not
+       * services; and what dpkg and editors leave beside a file. */
+      if (de->d_name[0] == '.' || de->d_type == DT_DIR || strncmp (de->d_name, "common-", 7) == 0
+          || strstr (de->d_name, ".dpkg-") != NULL || strstr (de->d_name, ".ucf-") != NULL
+          || de->d_name[strlen (de->d_name) - 1] == '~' || (v = realloc (names, (n + 1) * sizeof *v)) == NULL)
         continue;
       names = v;
       if ((names[n] = strdup (de->d_name)) != NULL)

@@ -45,6 +45,8 @@ typedef struct
   size_t order;           /* session-phase modules seen so far */
   bool bwsh;              /* pam_bwsh.so as a session module */
   size_t bwsh_pos;
+  bool bwsh_account;      /* pam_bwsh.so as an account module */
+  bool common_session;    /* includes common-session*: pam-auth-update reaches it */
   bool readenv;           /* pam_env.so user_readenv=1 (auth or session) */
   size_t readenv_pos;     /* 0 for auth: before every session module */
   char *readenv_at;       /* FILE:LINE, NULL when out of memory */

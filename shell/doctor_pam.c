@@ -52,6 +52,8 @@ pam_line (const char *root, PamStack *st, char *line, const char *file, int line
     return;
   if (strcmp (tok[0], "@include") == 0)
     {
+      if (n >= 2 && strncmp (tok[1], "common-session", strlen ("common-session")) == 0)
+        st->common_session = true;
       if (n >= 2)
         (void) walk_pam (root, st, tok[1], type_filter, depth + 1);
       return;
@@ -78,9 +80,13 @@ pam_line (const char *root, PamStack *st, char *line, const char *file, int line
 
   if (strcmp (control, "include") == 0 || strcmp (control, "substack") == 0)
     {
+      if (strcasecmp (type, "session") == 0 && strncmp (module, "common-session", strlen ("common-session")) == 0)
+        st->common_session = true;
       (void) walk_pam (root, st, module, type, depth + 1);
       return;
     }
+  if (strcasecmp (type, "account") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0)
+    st->bwsh_account = true;
   if (strcasecmp (type, "session") == 0)
     st->order++;
   if (strcasecmp (type, "session") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0 && !st->bwsh)

@@ -94,11 +94,12 @@ grep -q started "$IT_TMP/hold.1.out" && grep -q started "$IT_TMP/hold.2.out" \
   || it_fail "(control) the held sessions never started"
 wait_sessions 0 || exit 1
 
-it_check "the next ssh login is refused with the lock's reason"
-ssh_run t "$SSH_PROBE"
+it_check "the next ssh login is refused with the lock's reason, on stderr (pam_bwsh's account stage)"
+ssh_run -o LogLevel=INFO t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "a locked user logged in: $IT_OUT"
 it_assert_out_lacks bwrap
-it_assert_out_has "bwsh: sessions of $IT_USER are locked: laptop stolen"
+it_assert_err_has "bwsh: sessions of $IT_USER are locked: laptop stolen"
+it_assert_out_lacks "bwsh:"
 
 it_check "the lock survives: it is a file in the persistent state directory"
 it_assert_exists "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
@@ -118,9 +119,10 @@ it_assert_err_has "bwshctl: $IT_USER is not locked"
 it_check "a group lock (@GROUP) refuses a member, and names the group"
 bwshctl_run lock "@$IT_GROUP" --reason "group drill"
 it_assert_rc 0
-ssh_run t "$SSH_PROBE"
+ssh_run -o LogLevel=INFO t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "a member of a locked group logged in: $IT_OUT"
-it_assert_out_has "bwsh: sessions of @$IT_GROUP are locked: group drill"
+it_assert_err_has "bwsh: sessions of @$IT_GROUP are locked: group drill"
+it_assert_out_lacks "bwsh:"
 bwshctl_run unlock "@$IT_GROUP"
 it_assert_rc 0
 ssh_run t "$SSH_PROBE"
@@ -132,10 +134,11 @@ printf 'max_sessions = 2;\n' >>"$SSH_POLICY"
 hold_session 3
 hold_session 4
 wait_sessions 2 || exit 1
-ssh_run t "$SSH_PROBE"
+ssh_run -o LogLevel=INFO t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "a third session ran: $IT_OUT"
 it_assert_out_lacks bwrap
-it_assert_out_has "bwsh: $IT_USER has 2 sessions open, at most 2 are allowed (max_sessions)"
+it_assert_err_has "bwsh: $IT_USER has 2 sessions open, at most 2 are allowed (max_sessions)"
+it_assert_out_lacks "bwsh:"
 journal_wait_for 1 "MESSAGE_ID=$MSG_LIMIT" "BWSH_USER=$IT_USER" || exit 1
 wait_sessions 2 || exit 1
 kill_holders

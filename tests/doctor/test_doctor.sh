@@ -112,8 +112,9 @@ forcecommand none
 EOF
 }
 
-# Debian's layout: pam_bwsh in common-session, no user_readenv.
+# Debian's layout: pam_bwsh in common-account and common-session, no user_readenv.
 good_pam () {
+  printf 'account\trequired\tpam_unix.so\naccount\trequired\tpam_bwsh.so\n' >"$root/etc/pam.d/common-account"
   cat >"$root/etc/pam.d/common-session" <<'EOF'
 # common-session, as pam-auth-update writes it
 session	[default=1]			pam_permit.so
@@ -126,6 +127,7 @@ EOF
   for s in sshd login su su-l; do
     cat >"$root/etc/pam.d/$s" <<'EOF'
 @include common-auth
+@include common-account
 session [success=ok ignore=ignore module_unknown=ignore default=bad]        pam_selinux.so close
 session    required     pam_loginuid.so
 @include common-session
@@ -378,7 +380,7 @@ EOF
   run
   expect_rc 1
   expect_finding warning "pam: sshd has no pam_bwsh in its session stack: sshd sessions are not checked against the policy (require_shell, refused services) and not audited" \
-    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to /etc/pam.d/sshd"
+    "add \"session required pam_bwsh.so\" to /etc/pam.d/sshd (it includes no common-session, so pam-auth-update does not reach it)"
   expect_finding ok "pam: login has pam_bwsh in its session stack"
   ;;
 
@@ -393,7 +395,7 @@ pam_cron_jobs_escape)
   printf '@include common-auth\nsession required pam_unix.so\n' >"$root/etc/pam.d/cron"
   run
   expect_finding warning "pam: cron has no pam_bwsh in its session stack: a subject's cron jobs run without the login shell, outside the sandbox, and nothing refuses them" \
-    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"session required pam_bwsh.so\" to /etc/pam.d/cron"
+    "add \"session required pam_bwsh.so\" to /etc/pam.d/cron (it includes no common-session, so pam-auth-update does not reach it)"
   ;;
 
 pam_services_listed_allowed_or_refused)
@@ -403,7 +405,26 @@ pam_services_listed_allowed_or_refused)
   done
   run
   expect_finding note "pam: services in /etc/pam.d allowed for subjects (they run the login shell): login, runuser-l, sshd, su, su-l"
-  expect_finding note "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): atd, cockpit, common-auth, common-session, common-session-noninteractive, cron, systemd-user"
+  expect_finding note "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): atd, cockpit, cron, systemd-user"
+  ;;
+
+pam_runuser_l_debian12_includes_runuser)
+  # Debian 12: runuser-l includes runuser, which includes no common-session,
+  # so pam-auth-update never reaches it: the fix names the file only.
+  printf 'auth sufficient pam_rootok.so\nsession required pam_limits.so\nsession required pam_unix.so\n' \
+    >"$root/etc/pam.d/runuser"
+  printf 'auth include runuser\nsession optional pam_keyinit.so force revoke\nsession include runuser\n' \
+    >"$root/etc/pam.d/runuser-l"
+  run
+  expect_finding warning "pam: runuser-l has no pam_bwsh in its session stack: runuser-l sessions are not checked against the policy (require_shell, refused services) and not audited" \
+    "add \"session required pam_bwsh.so\" to /etc/pam.d/runuser-l (it includes no common-session, so pam-auth-update does not reach it)"
+  ;;
+
+pam_sshd_without_account_line_refusal_reaches_stdout)
+  rm "$root/etc/pam.d/common-account"
+  run
+  expect_finding warning "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on stdout after the motd, and scp and sftp get \"Received message too long\" instead of it" \
+    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"account required pam_bwsh.so\" to /etc/pam.d/sshd"
   ;;
 
 pam_fedora_include_substack)
@@ -429,8 +450,8 @@ pam_env_user_readenv_after_bwsh_ld_preload)
   echo 'session    required     pam_env.so user_readenv=1 envfile=/etc/default/locale' >>"$root/etc/pam.d/sshd"
   run
   expect_rc 1
-  expect_finding warning "pam: sshd runs pam_env user_readenv=1 (/etc/pam.d/sshd:6) after pam_bwsh: LD_PRELOAD=... in a subject's ~/.pam_environment would be set after pam_bwsh's scrub and run code outside the sandbox; the sandbox keeps that file read-only, so only one written outside it (by another account, or before the account was confined) can" \
-    "remove user_readenv=1 from /etc/pam.d/sshd:6 (Debian's default; Linux-PAM deprecates it), or add \"session required pam_bwsh.so\" after that line"
+  expect_finding warning "pam: sshd runs pam_env user_readenv=1 (/etc/pam.d/sshd:7) after pam_bwsh: LD_PRELOAD=... in a subject's ~/.pam_environment would be set after pam_bwsh's scrub and run code outside the sandbox; the sandbox keeps that file read-only, so only one written outside it (by another account, or before the account was confined) can" \
+    "remove user_readenv=1 from /etc/pam.d/sshd:7 (Debian's default; Linux-PAM deprecates it), or add \"session required pam_bwsh.so\" after that line"
   ;;
 
 pam_env_user_readenv_before_bwsh)

@@ -1,12 +1,12 @@
 #!/bin/sh
-# The module's dynamic symbol table defines pam_sm_open_session and
-# pam_sm_close_session and nothing else (the version script), so no core
+# The module's dynamic symbol table defines pam_sm_acct_mgmt,
+# pam_sm_open_session and pam_sm_close_session and nothing else (the version script), so no core
 # symbol can collide with one of the loading process.
 set -eu
 module=$1
 [ -f "$module" ] || { echo "FAIL: $module missing"; exit 1; }
 got=$(nm -D --defined-only "$module" | awk 'NF == 3 { print $3 }' | sort | tr '\n' ' ')
-want="pam_sm_close_session pam_sm_open_session "
+want="pam_sm_acct_mgmt pam_sm_close_session pam_sm_open_session "
 if [ "$got" != "$want" ]; then
   echo "FAIL: exported symbols are [$got], expected [$want]"
   exit 1

@@ -9,7 +9,8 @@
 # The machine's own sshd, /etc/pam.d and /etc/shells are never touched: each
 # sshd runs in a private mount namespace (unshare -m) in which
 #   - a copy of /etc/pam.d, with pam_bwsh.so in the sshd, su, su-l, cron and
-#     atd session stacks (policy=$SSH_POLICY), is bind-mounted on /etc/pam.d;
+#     atd account and session stacks (policy=$SSH_POLICY), is bind-mounted
+#     on /etc/pam.d;
 #   - /run is an overlay whose upper layer is in the test's scratch dir, when
 #     the host has no /run/sshd (sshd's privilege separation directory);
 #   - /etc/shells is a copy (ssh_ns_shells FILE picks it).
@@ -110,7 +111,10 @@ EOF
   local svc
   for svc in sshd su su-l cron atd; do
     [ -f "$IT_TMP/pam.d/$svc" ] || continue
-    printf 'session required %s policy=%s\n' "$SSH_PAM_MODULE" "$SSH_POLICY" >>"$IT_TMP/pam.d/$svc"
+    # As conf/pam.d/bwsh-session says: the account line decides where sshd
+    # still sends the reason to the client; the session line decides again.
+    printf 'account required %s policy=%s\nsession required %s policy=%s\n' \
+      "$SSH_PAM_MODULE" "$SSH_POLICY" "$SSH_PAM_MODULE" "$SSH_POLICY" >>"$IT_TMP/pam.d/$svc"
   done
   cp /etc/shells "$IT_TMP/shells"
   SSH_NS_SHELLS=$IT_TMP/shells

@@ -139,6 +139,29 @@ test_escape_escapes_and_stays_bounded (void **state)
   assert_non_null (strstr (err.message, "the text explanation shows it"));
 }
 
+/* A name the user makes in the home reaches root's terminal whole and
+ * harmless: every byte a terminal acts on escaped, and the data form reads
+ * back to the exact bytes (a literal "\x1b" is not an ESC). */
+static void
+test_escape_for_a_terminal_is_whole_and_lossless (void **state)
+{
+  char raw[600];
+  _cleanup_free_ char *data = bwsh_escape_data ("/h/a\x1b]0;t\x07" "b\nc\"\\x1b\x9b\xff");
+  _cleanup_free_ char *msg = bwsh_escape_message ("path \"/h/x\\x1b\": \x1b[2J\x9b");
+  _cleanup_free_ char *clean = bwsh_escape_data ("/home/alice/project");
+  _cleanup_free_ char *long_data = NULL;
+
+  (void) state;
+  assert_string_equal (data, "/h/a\\x1b]0;t\\x07b\\x0ac\\x22\\x5cx1b\\x9b\\xff");
+  assert_string_equal (msg, "path \"/h/x\\x1b\": \\x1b[2J\\x9b");
+  assert_string_equal (clean, "/home/alice/project");
+  /* Not cut at BWSH_ESCAPE_MAX: a path is shown whole. */
+  memset (raw, 0x1b, sizeof raw - 1);
+  raw[sizeof raw - 1] = '\0';
+  long_data = bwsh_escape_data (raw);
+  assert_int_equal (strlen (long_data), 4 * (sizeof raw - 1));
+}
+
 int
 main (void)
 {
@@ -147,6 +170,7 @@ main (void)
     cmocka_unit_test (test_failure_without_message_is_never_empty),
     cmocka_unit_test (test_error_set_records_errno_and_keeps_step),
     cmocka_unit_test (test_escape_escapes_and_stays_bounded),
+    cmocka_unit_test (test_escape_for_a_terminal_is_whole_and_lossless),
   };
   return cmocka_run_group_tests_name ("error", tests, NULL, NULL);
 }

@@ -115,6 +115,8 @@ it_build_tree()
   fi
   IT_BWSH=$IT_PREFIX/bin/bwsh
   [ -x "$IT_BWSH" ] || { it_log "$IT_BWSH is missing"; return 1; }
+  # The network helper bwsh spawns for network = "private" (#26).
+  [ -x "$IT_PREFIX/libexec/bwsh/bwsh-netns" ] || { it_log "$IT_PREFIX/libexec/bwsh/bwsh-netns is missing"; return 1; }
   mkdir -p "$dir/home" && chmod 755 "$dir/home"
 }
 

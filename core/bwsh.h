@@ -41,6 +41,7 @@ typedef enum
   BWSH_ERROR_PROJECT_DIR, /* the project directory cannot be created */
   BWSH_ERROR_RESOLVE,     /* resolution refused the plan (strict, swapped default) */
   BWSH_ERROR_LAUNCH,      /* between the plan and the exec of bwrap */
+  BWSH_ERROR_NETWORK,     /* the private network cannot start on this host (no pasta, no usable tun) */
 } BwshErrorCode;
 
 typedef struct BwshError
@@ -883,6 +884,14 @@ typedef struct BwshNetHelper
  * Both fds in @ret are O_CLOEXEC. */
 int bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetHelper *ret,
                            BwshError *err);
+/* Can pasta open the tun node for this user?  Without udev (minimal cloud
+ * images, many containers) /dev/net/tun is crw------- root and every
+ * private session would fail inside pasta; this says why, and the fix,
+ * before anything starts.  Part of bwsh_net_helper_start(). */
+#define BWSH_TUN_PATH "/dev/net/tun"
+int bwsh_net_tun_check (BwshError *err);
+/* "crw-------": a file's type and mode as ls shows them. */
+void bwsh_mode_string (mode_t m, char ret[11]);
 /* Append --info-fd and --block-fd for @h to bwrap's options @opts. */
 int bwsh_net_bwrap_options (const BwshNetHelper *h, BwshArgv *opts);
 /* Close bwsh's ends (the helper then exits without a word).  Idempotent. */

@@ -103,7 +103,10 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     {
       r = bwsh_net_helper_start (bwsh_netns_helper_path (), bwsh_pasta_path (), &net, err);
       if (r < 0)
-        goto out;
+        {
+          bwsh_error_step (err, BWSH_ERROR_NETWORK, r);
+          goto out;
+        }
     }
 
   r = bwsh_seccomp_embedded_fd (&seccomp_fd, err);

@@ -76,6 +76,55 @@ bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *user
   return 0;
 }
 
+void
+bwsh_mode_string (mode_t m, char ret[11])
+{
+  static const char rwx[] = "rwxrwxrwx";
+
+  ret[0] = S_ISCHR (m) ? 'c' : S_ISBLK (m) ? 'b' : S_ISDIR (m) ? 'd' : S_ISREG (m) ? '-' : '?';
+  for (int i = 0; i < 9; i++)
+    ret[1 + i] = (m & (0400 >> i)) ? rwx[i] : '-';
+  ret[10] = '\0';
+}
+
+int
+bwsh_net_tun_check (BwshError *err)
+{
+  _cleanup_close_ int fd = -1;
+  char mode[11] = "", owner[32] = "", what[64] = "";
+  struct stat st;
+  const char *fix;
+  int r;
+
+  /* pasta opens the node from the sandbox's user namespace, where the
+   * host's root owns nothing: the node's "other" bits decide, as they do
+   * for the user here.  An open, not access(): a node without its driver
+   * (no tun module) fails only then.  Opening tun attaches nothing. */
+  fd = open (BWSH_TUN_PATH, O_RDWR | O_CLOEXEC | O_NOCTTY);
+  if (fd >= 0)
+    return 0;
+  r = -errno;
+  if (stat (BWSH_TUN_PATH, &st) == 0)
+    {
+      bwsh_mode_string (st.st_mode, mode);
+      if (st.st_uid == 0)
+        snprintf (owner, sizeof owner, "root");
+      else
+        snprintf (owner, sizeof owner, "uid %u", (unsigned) st.st_uid);
+      snprintf (what, sizeof what, " (%s %s)", mode, owner);
+    }
+  if (r == -EACCES || r == -EPERM)
+    fix = "give the node mode 0666 (Debian's udev rule does)";
+  else if (r == -ENOENT)
+    fix = "create it with mode 0666 (mknod -m 0666 " BWSH_TUN_PATH " c 10 200)";
+  else
+    fix = "load the tun module (modprobe tun)";
+  return bwsh_error_set (err, r, BWSH_TUN_PATH, 0, 0,
+                         "%s%s: pasta opens it as the user for network = \"private\"; %s, or set network = "
+                         "\"none\" in the policy",
+                         strerror (-r), what, fix);
+}
+
 int
 bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t parent, int info_fd, int block_fd,
                       BwshArgv *ret)
@@ -119,6 +168,9 @@ bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetH
       return bwsh_error_set (err, r, NULL, 0, 0, "network = \"private\" needs bwsh's helper %s: %s (reinstall bwsh)",
                              helper_path, strerror (-r));
     }
+  r = bwsh_net_tun_check (err);
+  if (r < 0)
+    return r;
   if (pipe2 (info, O_CLOEXEC) < 0 || pipe2 (block, O_CLOEXEC) < 0)
     {
       r = -errno;

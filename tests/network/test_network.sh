@@ -342,8 +342,8 @@ case_pasta_missing_or_failing_refuses_session()
 
   it_check "pasta missing: refused before bwrap, nothing runs"
   BWSH_TEST_PASTA=/nonexistent/pasta it_bwsh -c 'touch ~/project/ran'
-  it_assert_rc 1
-  it_assert_eq "bwsh: cannot start the sandbox: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
+  it_assert_rc 69
+  it_assert_eq "bwsh: cannot start the sandbox's network: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
     "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
   it_assert_absent "$IT_HOME/project/ran"
 

@@ -41,6 +41,7 @@ typedef enum
   BWSH_ERROR_PROJECT_DIR, /* the project directory cannot be created */
   BWSH_ERROR_RESOLVE,     /* resolution refused the plan (strict, swapped default) */
   BWSH_ERROR_LAUNCH,      /* between the plan and the exec of bwrap */
+  BWSH_ERROR_NETWORK,     /* the private network cannot start on this host (no pasta, no usable tun) */
 } BwshErrorCode;
 
 typedef struct BwshError
@@ -875,9 +876,10 @@ bool bwsh_env_must_scrub (const char *name);
 
 /* ----------------------------------------------------------------- network */
 
-/* network = "private": the helper that gives the sandbox's own network
- * namespace its link to the outside through pasta.  Started by
- * bwsh_exec_plan() before the exec of bwrap; see network.c. */
+/* network = "private": the helper program (bwsh-netns, under libexec) that
+ * gives the sandbox's own network namespace its link to the outside through
+ * pasta.  Spawned by bwsh_exec_plan() before the exec of bwrap; see
+ * network.c and helpers/bwsh-netns.c. */
 typedef struct BwshNetHelper
 {
   pid_t pid;    /* the helper, a child of bwsh and so of bwrap after the exec */
@@ -885,12 +887,29 @@ typedef struct BwshNetHelper
   int block_fd; /* bwrap --block-fd: the read end of the pipe the helper writes */
 } BwshNetHelper;
 
-/* Fork the helper.  It learns the sandbox's pid from bwrap's --info-fd,
- * starts pasta on that process's network namespace, and releases bwrap's
- * --block-fd only once pasta has configured it; otherwise it kills the
- * sandbox before anything runs in it.  Both fds are O_CLOEXEC. */
-int bwsh_net_helper_start (const char *pasta_path, BwshNetHelper *ret, BwshError *err);
+/* Spawn the helper @helper_path for pasta @pasta_path.  It learns the
+ * sandbox's pid from bwrap's --info-fd, starts pasta on that process's
+ * network namespace, and releases bwrap's --block-fd only once pasta has
+ * configured it; otherwise it kills the sandbox before anything runs in it.
+ * Both fds in @ret are O_CLOEXEC. */
+int bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetHelper *ret,
+                           BwshError *err);
+/* Can pasta open the tun node for this user?  Without udev (minimal cloud
+ * images, many containers) /dev/net/tun is crw------- root and every
+ * private session would fail inside pasta; this says why, and the fix,
+ * before anything starts.  Part of bwsh_net_helper_start(). */
+#define BWSH_TUN_PATH "/dev/net/tun"
+int bwsh_net_tun_check (BwshError *err);
+/* "crw-------": a file's type and mode as ls shows them. */
+void bwsh_mode_string (mode_t m, char ret[11]);
+/* Append --info-fd and --block-fd for @h to bwrap's options @opts. */
+int bwsh_net_bwrap_options (const BwshNetHelper *h, BwshArgv *opts);
+/* Close bwsh's ends (the helper then exits without a word).  Idempotent. */
+void bwsh_net_helper_close (BwshNetHelper *h);
 
+/* The helper's command line: it serves bwsh (then bwrap's monitor) @parent. */
+int bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t parent, int info_fd,
+                          int block_fd, BwshArgv *ret);
 /* The pasta command line the helper runs for namespace files @netns and @userns. */
 int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
                          BwshArgv *ret);
@@ -907,4 +926,5 @@ int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);
 const char *bwsh_pasta_path (void);
+const char *bwsh_netns_helper_path (void);
 const char *bwsh_policy_path (void);

@@ -101,9 +101,12 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   /* Before the limits and Landlock, which are the sandbox's, not pasta's. */
   if (p->network == BWSH_NET_PRIVATE)
     {
-      r = bwsh_net_helper_start (bwsh_pasta_path (), &net, err);
+      r = bwsh_net_helper_start (bwsh_netns_helper_path (), bwsh_pasta_path (), &net, err);
       if (r < 0)
-        goto out;
+        {
+          bwsh_error_step (err, BWSH_ERROR_NETWORK, r);
+          goto out;
+        }
     }
 
   r = bwsh_seccomp_embedded_fd (&seccomp_fd, err);
@@ -112,16 +115,9 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
 
   r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
   if (r >= 0 && net.pid > 0)
-    {
-      /* The helper learns the sandbox's pid here, and releases it here
-       * once its network is up (network.c). */
-      char info[32], block[32];
-      snprintf (info, sizeof info, "%d", net.info_fd);
-      snprintf (block, sizeof block, "%d", net.block_fd);
-      if ((r = bwsh_argv_add (&opts, "--info-fd")) >= 0 && (r = bwsh_argv_add (&opts, info)) >= 0
-          && (r = bwsh_argv_add (&opts, "--block-fd")) >= 0)
-        r = bwsh_argv_add (&opts, block);
-    }
+    /* The helper learns the sandbox's pid here, and releases it here once
+     * its network is up (helpers/bwsh-netns.c). */
+    r = bwsh_net_bwrap_options (&net, &opts);
   if (r >= 0)
     r = bwsh_render_command (p, cmd, &command);
   if (r >= 0)
@@ -171,11 +167,7 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   r = -errno;
   bwsh_error_set (err, r, NULL, 0, 0, "cannot execute %s: %s", bwrap_path, strerror (errno));
 out:
-  /* The helper sees EOF on the info pipe and exits without a word. */
-  if (net.info_fd >= 0)
-    close (net.info_fd);
-  if (net.block_fd >= 0)
-    close (net.block_fd);
+  bwsh_net_helper_close (&net);
   if (r == -ENOMEM)
     bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   bwsh_argv_clear (&opts);

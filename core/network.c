@@ -1,38 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * network = "private" (#14): the sandbox's own network namespace, given a
- * link to the outside world by pasta (Debian package passt).  The host's
- * loopback, its abstract unix sockets and its socket tables (/proc/net/unix,
- * /proc/net/tcp) all belong to the host's namespace, so none of them exists
- * inside; egress goes through pasta's sockets on the host.
- *
- * Who starts what, and who outlives whom:
- *
- *   bwsh ──fork──► helper ──fork──► pasta --netns … --userns …
- *    │
- *    └─exec─► bwrap (monitor) ──clone──► sandbox pid 1 ──► shell
- *
- * bwsh forks the helper just before it execs bwrap, so the helper becomes a
- * child of bwrap's monitor process; bwsh itself stays what the design asks,
- * bwrap's cost plus one exec.  bwrap tells the helper the sandbox's pid on
- * --info-fd as soon as it has cloned it, then builds the mounts while pasta
- * starts (measured: pasta needs ~20 ms before the namespace is configured,
- * most of it its own initialisation; see docs/performance.md).  The sandbox
- * blocks on --block-fd just before it execs the shell, and only the helper
- * can release it, once pasta has written its pid file, which it does after
- * configuring the namespace.
- *
- * Failing closed: the network namespace is the sandbox's own from the clone
- * on, so nothing inside ever sees the host's network.  If pasta is missing,
- * exits or does not come up in time, the helper kills the sandbox before the
- * shell starts, and says why on stderr.  If pasta dies later, the helper
- * ends the session the same way.
- *
- * Lifetime: pasta runs in the foreground (-f) with PR_SET_PDEATHSIG set to
- * SIGTERM against the helper, and the helper with SIGKILL against bwrap's
- * monitor: when the session ends, both go.  pasta writes no file: its pid
- * "file" is a pipe to the helper, and it opens no socket on the host side
- * but those of the connections the sandbox makes (-t/-u/-T/-U none).
+ * link to the outside world by pasta (Debian package passt), through the
+ * helper program bwsh-netns (helpers/bwsh-netns.c, installed under libexec).
+ * This file only checks what the helper needs, builds its command line and
+ * pasta's, and spawns it; the helper is the process that waits, kills and
+ * reports (#26: core holds no process code).  See bwsh-netns.c for who
+ * starts what and who outlives whom.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -41,31 +15,15 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/nsfs.h>
-#include <poll.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bwsh.h"
 #include "cleanup.h"
-
-/* How long pasta may take to configure the namespace before the session is
- * refused: ~20 ms on an idle machine; a loaded one gets ample margin. */
-#define PASTA_READY_TIMEOUT_MS 10000
-/* How long bwrap may take to write the namespace's user map (it does so
- * right after the clone; pasta must not join the namespace before). */
-#define UID_MAP_TIMEOUT_MS 5000
 
 const char *
 bwsh_pasta_path (void)
@@ -79,6 +37,18 @@ bwsh_pasta_path (void)
   return BWSH_PASTA_PATH;
 }
 
+const char *
+bwsh_netns_helper_path (void)
+{
+#if BWSH_TEST_BUILD
+  /* Test builds only: the helper of a build tree that is not installed. */
+  const char *s = getenv ("BWSH_TEST_NETNS_HELPER");
+  if (s != NULL && s[0] == '/')
+    return s;
+#endif
+  return BWSH_NETNS_HELPER_PATH;
+}
+
 int
 bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
                      BwshArgv *ret)
@@ -86,8 +56,9 @@ bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *user
   /* -t/-u none: no host port forwarded into the sandbox; -T/-U none: no
    * port of the host's loopback forwarded out of it (pasta's default, "auto",
    * would do both).  --no-map-gw: the gateway address is the real gateway,
-   * not a way back to the host's loopback.  --foreground keeps pasta our
-   * child, so that PR_SET_PDEATHSIG holds; --pid is how we learn it is up. */
+   * not a way back to the host's loopback.  --foreground keeps pasta the
+   * helper's child, so that PR_SET_PDEATHSIG holds; --pid is how it learns
+   * pasta is up. */
   const char *const argv[] = {
     pasta_path, "--quiet", "--foreground", "--config-net", "--no-map-gw",
     "-t", "none", "-u", "none", "-T", "none", "-U", "none",
@@ -105,446 +76,83 @@ bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *user
   return 0;
 }
 
-/* ----------------------------------------------------------- the helper */
-
-typedef struct
+void
+bwsh_mode_string (mode_t m, char ret[11])
 {
-  int info_fd;       /* read end of bwrap's --info-fd */
-  int block_fd;      /* write end of bwrap's --block-fd */
-  int parent_pidfd;  /* bwsh, then bwrap's monitor */
-  int sandbox_pidfd; /* pid 1 of the sandbox, once known */
-  pid_t sandbox_pid;
-  pid_t pasta_pid;
-  const char *pasta_path;
-} Helper;
+  static const char rwx[] = "rwxrwxrwx";
 
-static long
-now_ms (void)
-{
-  struct timespec ts;
-
-  clock_gettime (CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* "KEY": NUMBER in bwrap's --info-fd output. */
-static int
-info_number (const char *buf, const char *key, unsigned long long *ret)
-{
-  const char *s = strstr (buf, key);
-  char *end = NULL;
-  unsigned long long v;
-
-  if (s == NULL)
-    return -EBADMSG;
-  s += strlen (key);
-  while (*s == ' ' || *s == ':')
-    s++;
-  if (*s < '0' || *s > '9')
-    return -EBADMSG;
-  errno = 0;
-  v = strtoull (s, &end, 10);
-  if (errno != 0 || end == s || v == 0)
-    return -EBADMSG;
-  *ret = v;
-  return 0;
-}
-
-/* bwrap writes the whole JSON object, then closes the fd. */
-static int
-read_info (Helper *h, unsigned long long *ret_pid, unsigned long long *ret_netns)
-{
-  char buf[4096];
-  size_t len = 0;
-  ssize_t n;
-  int r;
-
-  for (;;)
-    {
-      n = read (h->info_fd, buf + len, sizeof buf - 1 - len);
-      if (n < 0 && errno == EINTR)
-        continue;
-      if (n < 0)
-        return -errno;
-      if (n == 0 || (len += (size_t) n) == sizeof buf - 1)
-        break;
-    }
-  buf[len] = '\0';
-  if (len == 0)
-    return -ECHILD; /* bwrap exited before cloning: it said why */
-  r = info_number (buf, "\"child-pid\"", ret_pid);
-  if (r >= 0)
-    r = info_number (buf, "\"net-namespace\"", ret_netns);
-  return r;
-}
-
-/* bwrap's child writes its user namespace's uid_map right after the clone;
- * pasta must join the namespace after that, not before, or it would run
- * as the overflow uid in it. */
-static int
-wait_uid_map (pid_t pid)
-{
-  char path[64];
-  long deadline = now_ms () + UID_MAP_TIMEOUT_MS;
-
-  snprintf (path, sizeof path, "/proc/%d/uid_map", (int) pid);
-  for (;;)
-    {
-      _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
-      char c;
-      ssize_t n;
-
-      if (fd < 0)
-        return -errno;
-      n = read (fd, &c, 1);
-      if (n > 0)
-        return 0;
-      if (n < 0 && errno != EINTR)
-        return -errno;
-      if (now_ms () > deadline)
-        return -ETIMEDOUT;
-      usleep (200);
-    }
-}
-
-static void
-report (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-/* The helper outlives bwsh's exec of bwrap: stderr, which bwrap's own
- * errors use too, is the one way left to tell the user why the session
- * ends.  The front ends never see this process. */
-static void
-report (const char *fmt, ...)
-{
-  char msg[BWSH_MESSAGE_MAX];
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
-  va_end (ap);
-  dprintf (STDERR_FILENO, "bwsh: %s\n", msg);
-}
-
-static void
-kill_sandbox (Helper *h)
-{
-  /* SIGKILL to pid 1 of the sandbox's pid namespace takes every process in
-   * it.  Through a pidfd, so that a recycled pid is never hit. */
-  if (h->sandbox_pidfd >= 0)
-    (void) syscall (SYS_pidfd_send_signal, h->sandbox_pidfd, SIGKILL, NULL, 0);
-}
-
-static const char *
-status_string (int status, char *buf, size_t size)
-{
-  if (WIFEXITED (status))
-    snprintf (buf, size, "exit status %d", WEXITSTATUS (status));
-  else if (WIFSIGNALED (status))
-    snprintf (buf, size, "killed by signal %d", WTERMSIG (status));
-  else
-    snprintf (buf, size, "status %d", status);
-  return buf;
-}
-
-static void
-exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
-{
-  char netns[64], userns[64];
-  BwshArgv argv = { 0 };
-  char *empty_env[] = { NULL };
-  int devnull;
-
-  /* pasta goes when the helper goes, whatever the reason. */
-  if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid () != helper_pid)
-    _exit (127);
-  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-  if (devnull < 0 || dup2 (devnull, STDIN_FILENO) < 0 || dup2 (devnull, STDOUT_FILENO) < 0)
-    _exit (127);
-  /* Whatever bwsh's caller left ignored or blocked stays so across exec:
-   * pasta (2023-03) refuses to start when it finds SIGPIPE already ignored,
-   * as Python's subprocesses do. */
-  sigset_t none;
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      (void) signal (sig, SIG_DFL);
-  /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
-   * it starts, before it opens the namespaces, so no /proc/self/fd/N can
-   * name them.  The network namespace is named through the sandbox's pid 1,
-   * which is blocked on --block-fd until pasta is up, so the pid cannot
-   * change hands meanwhile (start_pasta() checked the inode).  Its user
-   * namespace may already be the nested one --disable-userns makes, so the
-   * owner of the network namespace is named through the helper, which holds
-   * it open: same user, same namespace, no capabilities on either side. */
-  snprintf (netns, sizeof netns, "/proc/%d/ns/net", (int) h->sandbox_pid);
-  if (geteuid () == 0)
-    {
-      /* Root's pasta keeps capabilities the helper's descriptors may not be
-       * opened with; it joins the user namespace here instead (as uid 0 in
-       * it, it keeps its capabilities there across the exec) and needs no
-       * --userns. */
-      if (setns (userns_fd, CLONE_NEWUSER) < 0)
-        _exit (127);
-      userns[0] = '\0';
-    }
-  else
-    snprintf (userns, sizeof userns, "/proc/%d/fd/%d", (int) helper_pid, userns_fd);
-  if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
-    _exit (127);
-  /* Started as root, pasta changes to "nobody" before it opens the pid file
-   * and joins the namespaces, and nobody may do neither with root's
-   * /proc/self/fd or root's user namespace: it would refuse the session
-   * of anyone who runs bwsh as root (./scripts/try as root, found by the
-   * fresh-machine test).  It stays the caller, as it does for everyone else;
-   * pasta still drops its capabilities and confines itself. */
-  if (geteuid () == 0 && (bwsh_argv_add (&argv, "--runas") < 0 || bwsh_argv_add (&argv, "0:0") < 0))
-    _exit (127);
-  execve (h->pasta_path, argv.v, empty_env);
-  report ("network: cannot execute %s: %s", h->pasta_path, strerror (errno));
-  _exit (127);
-}
-
-static void
-remove_ready (const char *dir, const char *fifo)
-{
-  if (fifo[0] != '\0')
-    (void) unlink (fifo);
-  (void) rmdir (dir);
-}
-
-static bool
-pasta_exited (pid_t pid)
-{
-  siginfo_t si = { 0 };
-
-  return waitid (P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
-}
-
-/* Start pasta on the sandbox's namespace and wait until it is configured. */
-static int
-start_pasta (Helper *h)
-{
-  _cleanup_close_ int netns_fd = -1, userns_fd = -1;
-  unsigned long long pid = 0, netns_id = 0;
-  char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
-  int ready_fd;
-  struct stat st;
-  pid_t helper_pid = getpid ();
-  long deadline;
-  char buf[32], status_buf[64];
-  int r, status, pasta_pidfd;
-
-  r = read_info (h, &pid, &netns_id);
-  if (r == -ECHILD)
-    return r;
-  if (r < 0 || pid > INT32_MAX)
-    {
-      report ("network: cannot read the sandbox's pid from bwrap: %s", strerror (r < 0 ? -r : EBADMSG));
-      return -EBADMSG;
-    }
-  h->sandbox_pid = (pid_t) pid;
-  h->sandbox_pidfd = (int) syscall (SYS_pidfd_open, h->sandbox_pid, 0);
-  if (h->sandbox_pidfd < 0)
-    return -errno; /* gone already: bwrap reports how */
-
-  /* The namespace is the one bwrap cloned (its inode is what bwrap told
-   * us), so the pidfd opened before this check is that process too. */
-  snprintf (buf, sizeof buf, "/proc/%d/ns/net", h->sandbox_pid);
-  netns_fd = open (buf, O_RDONLY | O_CLOEXEC);
-  if (netns_fd < 0 || fstat (netns_fd, &st) < 0 || (unsigned long long) st.st_ino != netns_id)
-    {
-      report ("network: the sandbox's network namespace is not the one bwrap made");
-      return -ESRCH;
-    }
-  /* pasta needs CAP_NET_ADMIN over the namespace: it joins the user
-   * namespace that owns it, the first one bwrap made, not the nested one
-   * --disable-userns adds later. */
-  userns_fd = ioctl (netns_fd, NS_GET_USERNS);
-  if (userns_fd < 0)
-    {
-      r = -errno;
-      report ("network: cannot find the sandbox's user namespace: %s", strerror (-r));
-      return r;
-    }
-  if (fcntl (userns_fd, F_SETFD, FD_CLOEXEC) < 0)
-    return -errno;
-  r = wait_uid_map (h->sandbox_pid);
-  if (r < 0)
-    {
-      report ("network: the sandbox's user namespace was never mapped: %s", strerror (-r));
-      return r;
-    }
-
-  /* pasta tells it is up by writing its pid "file": a FIFO in a private
-   * directory, removed as soon as pasta is up or gone.  Not a pipe handed
-   * down as /proc/self/fd/N: pasta since 2024 (Debian 13's) closes every
-   * inherited descriptor when it starts, before it opens its pid file. */
-  if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
-                                      mkfifo (ready_path, 0600) < 0))
-    {
-      r = -errno;
-      remove_ready (ready_dir, ready_path);
-      report ("network: cannot make pasta's ready FIFO in %s: %s", P_tmpdir, strerror (-r));
-      return r;
-    }
-  ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (ready_fd < 0)
-    {
-      r = -errno;
-      remove_ready (ready_dir, ready_path);
-      report ("network: cannot open pasta's ready FIFO: %s", strerror (-r));
-      return r;
-    }
-  h->pasta_pid = fork ();
-  if (h->pasta_pid < 0)
-    {
-      r = -errno;
-      close (ready_fd);
-      remove_ready (ready_dir, ready_path);
-      report ("network: cannot start pasta: %s", strerror (-r));
-      return r;
-    }
-  if (h->pasta_pid == 0)
-    exec_pasta (h, helper_pid, userns_fd, ready_path);
-  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
-
-  /* pasta writes its pid once the namespace is configured; its exit first
-   * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
-   * end of file). */
-  deadline = now_ms () + PASTA_READY_TIMEOUT_MS;
-  for (;;)
-    {
-      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = pasta_pidfd, .events = POLLIN } };
-      long left = deadline - now_ms ();
-      ssize_t n;
-
-      if (left <= 0)
-        {
-          close (ready_fd);
-          remove_ready (ready_dir, ready_path);
-          if (pasta_pidfd >= 0)
-            close (pasta_pidfd);
-          report ("network: pasta did not configure the sandbox's network within %d s",
-                  PASTA_READY_TIMEOUT_MS / 1000);
-          return -ETIMEDOUT;
-        }
-      r = poll (pfd, pasta_pidfd >= 0 ? 2 : 1, (int) (pasta_pidfd < 0 && left > 50 ? 50 : left));
-      if (r < 0 && errno == EINTR)
-        continue;
-      if (r < 0)
-        break;
-      if (pfd[0].revents != 0)
-        {
-          n = read (ready_fd, buf, sizeof buf);
-          if (n < 0 && (errno == EINTR || errno == EAGAIN))
-            continue;
-          if (n > 0)
-            {
-              close (ready_fd);
-              remove_ready (ready_dir, ready_path);
-              if (pasta_pidfd >= 0)
-                close (pasta_pidfd);
-              return 0;
-            }
-          break;
-        }
-      /* No pidfd (kernel < 5.3): look for pasta's exit every 50 ms, leaving
-       * it to be reaped below. */
-      if (pasta_pidfd >= 0 ? pfd[1].revents != 0 : pasta_exited (h->pasta_pid))
-        break;
-    }
-  close (ready_fd);
-  remove_ready (ready_dir, ready_path);
-  if (pasta_pidfd >= 0)
-    close (pasta_pidfd);
-  if (waitpid (h->pasta_pid, &status, 0) == h->pasta_pid)
-    {
-      h->pasta_pid = 0;
-      report ("network: pasta could not configure the sandbox's network (%s)",
-              status_string (status, status_buf, sizeof status_buf));
-    }
-  else
-    report ("network: pasta could not configure the sandbox's network");
-  return -ENETDOWN;
-}
-
-static _Noreturn void
-helper_main (Helper *h)
-{
-  char status_buf[64];
-  int r, status = 0, pasta_pidfd;
-
-  r = start_pasta (h);
-  if (r < 0)
-    {
-      /* Kill first: closing the block fd unwritten would let bwrap go on. */
-      kill_sandbox (h);
-      if (h->pasta_pid > 0)
-        kill (h->pasta_pid, SIGKILL);
-      if (r != -ECHILD)
-        report ("session refused: network = \"private\" could not be set up");
-      _exit (1);
-    }
-  /* Up: let the sandbox exec the shell. */
-  if (write (h->block_fd, "1", 1) != 1)
-    {
-      kill_sandbox (h);
-      kill (h->pasta_pid, SIGKILL);
-      _exit (1);
-    }
-  close (h->block_fd);
-
-  /* Until the session ends (bwrap's monitor exits) or pasta does. */
-  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
-  for (;;)
-    {
-      struct pollfd pfd[2] = { { .fd = h->parent_pidfd, .events = POLLIN },
-                               { .fd = pasta_pidfd, .events = POLLIN } };
-
-      if (pasta_pidfd < 0 || poll (pfd, 2, -1) < 0)
-        {
-          if (pasta_pidfd >= 0 && errno == EINTR)
-            continue;
-          break;
-        }
-      if (pfd[0].revents != 0)
-        {
-          kill (h->pasta_pid, SIGTERM);
-          (void) waitpid (h->pasta_pid, &status, 0);
-          _exit (0);
-        }
-      if (pfd[1].revents != 0)
-        break;
-    }
-  /* The session without pasta would have no network at all, never the
-   * host's; but a session that silently lost its network is a puzzle for
-   * the user, so it ends, and says why. */
-  while (waitpid (h->pasta_pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  kill_sandbox (h);
-  report ("network: pasta ended (%s); ending the session", status_string (status, status_buf, sizeof status_buf));
-  _exit (1);
-}
-
-/* Close every fd from 3 up except @a and @b. */
-static void
-close_all_but (int a, int b)
-{
-  unsigned lo = (unsigned) (a < b ? a : b), hi = (unsigned) (a < b ? b : a);
-
-  if (lo > 3)
-    (void) syscall (SYS_close_range, 3U, lo - 1, 0);
-  if (hi > lo + 1)
-    (void) syscall (SYS_close_range, lo + 1, hi - 1, 0);
-  (void) syscall (SYS_close_range, hi + 1, ~0U, 0);
+  ret[0] = S_ISCHR (m) ? 'c' : S_ISBLK (m) ? 'b' : S_ISDIR (m) ? 'd' : S_ISREG (m) ? '-' : '?';
+  for (int i = 0; i < 9; i++)
+    ret[1 + i] = (m & (0400 >> i)) ? rwx[i] : '-';
+  ret[10] = '\0';
 }
 
 int
-bwsh_net_helper_start (const char *pasta_path, BwshNetHelper *ret, BwshError *err)
+bwsh_net_tun_check (BwshError *err)
+{
+  _cleanup_close_ int fd = -1;
+  char mode[11] = "", owner[32] = "", what[64] = "";
+  struct stat st;
+  const char *fix;
+  int r;
+
+  /* pasta opens the node from the sandbox's user namespace, where the
+   * host's root owns nothing: the node's "other" bits decide, as they do
+   * for the user here.  An open, not access(): a node without its driver
+   * (no tun module) fails only then.  Opening tun attaches nothing. */
+  fd = open (BWSH_TUN_PATH, O_RDWR | O_CLOEXEC | O_NOCTTY);
+  if (fd >= 0)
+    return 0;
+  r = -errno;
+  if (stat (BWSH_TUN_PATH, &st) == 0)
+    {
+      bwsh_mode_string (st.st_mode, mode);
+      if (st.st_uid == 0)
+        snprintf (owner, sizeof owner, "root");
+      else
+        snprintf (owner, sizeof owner, "uid %u", (unsigned) st.st_uid);
+      snprintf (what, sizeof what, " (%s %s)", mode, owner);
+    }
+  if (r == -EACCES || r == -EPERM)
+    fix = "give the node mode 0666 (Debian's udev rule does)";
+  else if (r == -ENOENT)
+    fix = "create it with mode 0666 (mknod -m 0666 " BWSH_TUN_PATH " c 10 200)";
+  else
+    fix = "load the tun module (modprobe tun)";
+  return bwsh_error_set (err, r, BWSH_TUN_PATH, 0, 0,
+                         "%s%s: pasta opens it as the user for network = \"private\"; %s, or set network = "
+                         "\"none\" in the policy",
+                         strerror (-r), what, fix);
+}
+
+int
+bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t parent, int info_fd, int block_fd,
+                      BwshArgv *ret)
+{
+  char pid[32], info[32], block[32];
+  const char *const argv[] = {
+    helper_path, "--pasta", pasta_path, "--parent", pid, "--info-fd", info, "--block-fd", block,
+  };
+  int r;
+
+  snprintf (pid, sizeof pid, "%d", (int) parent);
+  snprintf (info, sizeof info, "%d", info_fd);
+  snprintf (block, sizeof block, "%d", block_fd);
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
+    if ((r = bwsh_argv_add (ret, argv[i])) < 0)
+      return r;
+  return 0;
+}
+
+int
+bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetHelper *ret, BwshError *err)
 {
   int info[2] = { -1, -1 }, block[2] = { -1, -1 };
-  pid_t parent = getpid (), pid;
+  posix_spawn_file_actions_t fa;
+  bool fa_ready = false;
+  BwshArgv argv = { 0 };
+  char *empty_env[] = { NULL };
+  pid_t pid;
   int r;
 
   if (access (pasta_path, X_OK) < 0)
@@ -554,55 +162,47 @@ bwsh_net_helper_start (const char *pasta_path, BwshNetHelper *ret, BwshError *er
                              "network = \"private\" needs pasta (Debian package passt): %s: %s", pasta_path,
                              strerror (-r));
     }
+  if (access (helper_path, X_OK) < 0)
+    {
+      r = -errno;
+      return bwsh_error_set (err, r, NULL, 0, 0, "network = \"private\" needs bwsh's helper %s: %s (reinstall bwsh)",
+                             helper_path, strerror (-r));
+    }
+  r = bwsh_net_tun_check (err);
+  if (r < 0)
+    return r;
   if (pipe2 (info, O_CLOEXEC) < 0 || pipe2 (block, O_CLOEXEC) < 0)
     {
       r = -errno;
       goto fail;
     }
-  pid = fork ();
-  if (pid < 0)
-    {
-      r = -errno;
-      goto fail;
-    }
-  if (pid == 0)
-    {
-      Helper h = {
-        .info_fd = info[0],
-        .block_fd = block[1],
-        .parent_pidfd = -1,
-        .sandbox_pidfd = -1,
-        .pasta_path = pasta_path,
-      };
-      int devnull;
-
-      /* Gone with bwrap's monitor, which is what bwsh becomes.  Not by
-       * PR_SET_PDEATHSIG alone: Landlock's signal scope, applied to bwsh
-       * after this fork, keeps the monitor from signalling us; the pidfd
-       * says it all the same. */
-      if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != parent)
-        _exit (1);
-      close (info[1]);
-      close (block[0]);
-      /* Hold nothing of the session's: not its stdin or stdout (sshd waits
-       * for every copy of a session's pipes to close), nor bwsh's other fds
-       * (validated bind sources), which are all O_CLOEXEC and above ours. */
-      devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
-      if (devnull < 0 || dup2 (devnull, STDIN_FILENO) < 0 || dup2 (devnull, STDOUT_FILENO) < 0)
-        _exit (1);
-      close (devnull);
-      close_all_but (info[0], block[1]);
-      h.parent_pidfd = (int) syscall (SYS_pidfd_open, parent, 0);
-      if (h.parent_pidfd < 0 || getppid () != parent)
-        _exit (1);
-      helper_main (&h);
-    }
+  r = bwsh_net_helper_argv (helper_path, pasta_path, getpid (), info[0], block[1], &argv);
+  if (r < 0)
+    goto fail;
+  /* dup2 of an fd onto itself clears its FD_CLOEXEC in the child only
+   * (POSIX 2017, glibc 2.29): the helper gets its two ends and nothing
+   * else of bwsh's, all of which is O_CLOEXEC. */
+  r = -posix_spawn_file_actions_init (&fa);
+  if (r < 0)
+    goto fail;
+  fa_ready = true;
+  if ((r = -posix_spawn_file_actions_adddup2 (&fa, info[0], info[0])) < 0
+      || (r = -posix_spawn_file_actions_adddup2 (&fa, block[1], block[1])) < 0)
+    goto fail;
+  r = -posix_spawn (&pid, helper_path, &fa, NULL, argv.v, empty_env);
+  if (r < 0)
+    goto fail;
+  posix_spawn_file_actions_destroy (&fa);
+  bwsh_argv_clear (&argv);
   close (info[0]);
   close (block[1]);
   *ret = (BwshNetHelper) { .pid = pid, .info_fd = info[1], .block_fd = block[0] };
   return 0;
 
 fail:
+  if (fa_ready)
+    posix_spawn_file_actions_destroy (&fa);
+  bwsh_argv_clear (&argv);
   for (int i = 0; i < 2; i++)
     {
       if (info[i] >= 0)
@@ -610,5 +210,30 @@ fail:
       if (block[i] >= 0)
         close (block[i]);
     }
-  return bwsh_error_set (err, r, NULL, 0, 0, "network: cannot start the helper: %s", strerror (-r));
+  return bwsh_error_set (err, r, NULL, 0, 0, "network: cannot start the helper %s: %s", helper_path, strerror (-r));
+}
+
+int
+bwsh_net_bwrap_options (const BwshNetHelper *h, BwshArgv *opts)
+{
+  char info[32], block[32];
+  int r;
+
+  snprintf (info, sizeof info, "%d", h->info_fd);
+  snprintf (block, sizeof block, "%d", h->block_fd);
+  if ((r = bwsh_argv_add (opts, "--info-fd")) < 0 || (r = bwsh_argv_add (opts, info)) < 0
+      || (r = bwsh_argv_add (opts, "--block-fd")) < 0 || (r = bwsh_argv_add (opts, block)) < 0)
+    return r;
+  return 0;
+}
+
+void
+bwsh_net_helper_close (BwshNetHelper *h)
+{
+  /* The helper sees EOF on the info pipe and exits without a word. */
+  if (h->info_fd >= 0)
+    close (h->info_fd);
+  if (h->block_fd >= 0)
+    close (h->block_fd);
+  h->info_fd = h->block_fd = -1;
 }

@@ -78,7 +78,7 @@ pamdir=$(dpkg-query -L libpam-modules | sed -n "s#^\(.*/$multiarch/security\)/pa
 [ -n "$pamdir" ] || fail "cannot find Debian's PAM directory"
 dpkg-query -L bwsh | grep -qx "$pamdir/pam_bwsh.so" || fail "pam_bwsh.so is not installed to Debian's PAM directory $pamdir"
 echo "pam_bwsh.so in $pamdir, beside pam_unix.so"
-for p in /usr/bin/bwsh /usr/bin/bwshctl "$pamdir/pam_bwsh.so" /etc/bwsh/bwsh.conf \
+for p in /usr/bin/bwsh /usr/bin/bwshctl /usr/libexec/bwsh/bwsh-netns "$pamdir/pam_bwsh.so" /etc/bwsh/bwsh.conf \
   /usr/share/bash-completion/completions/bwshctl \
   /usr/share/pam-configs/bwsh /usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf \
   /usr/share/doc/bwsh/examples/pam.d/bwsh-session /usr/share/bwsh/config.schema.json /usr/share/bwsh/apparmor/bwsh; do
@@ -178,7 +178,7 @@ grep -q 'not empty so not removed' "$work/purge" && fail "dpkg left a directory 
 installed=0
 snapshot >"$work/after"
 diff -u "$work/before" "$work/after" || fail "the machine is not as it was after the purge"
-for p in /etc/bwsh /usr/bin/bwsh /usr/bin/bwshctl "$pamdir/pam_bwsh.so" /usr/share/pam-configs/bwsh \
+for p in /etc/bwsh /usr/bin/bwsh /usr/bin/bwshctl /usr/libexec/bwsh "$pamdir/pam_bwsh.so" /usr/share/pam-configs/bwsh \
   /usr/share/bash-completion/completions/bwshctl /etc/apparmor.d/bwsh; do
   [ ! -e "$p" ] || fail "$p left after purge"
 done
@@ -207,6 +207,7 @@ step "build the rpm"
 "$top/packaging/build-rpm.sh" "$out"
 rpm=$(ls "$out"/bwsh-*.rpm)
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/bin/bwsh || fail "the rpm lacks /usr/bin/bwsh"
+rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-netns || fail "the rpm lacks the network helper /usr/libexec/bwsh/bwsh-netns"
 rpm -qp --configfiles "$rpm" 2>/dev/null | grep -qx /etc/bwsh/bwsh.conf || fail "bwsh.conf is not %config in the rpm"
 
 step "packages"

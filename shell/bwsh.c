@@ -26,6 +26,13 @@
 
 extern char **environ;
 
+/* The session's private network cannot start on this host: no pasta, or a
+ * tun node the user cannot open (#27).  sysexits.h's EX_UNAVAILABLE; other
+ * refusals exit 1.  Documented in bwsh(1), EXIT STATUS. */
+#define BWSH_EXIT_NETWORK 69
+
+static int refusal_status = EXIT_FAILURE;
+
 static const char *user_name = "?";
 static const BwshIdentity *user_id;
 
@@ -43,7 +50,7 @@ die (const char *fmt, ...)
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory");
-  exit (EXIT_FAILURE);
+  exit (refusal_status);
 }
 
 static void die_error (const BwshError *err) __attribute__ ((noreturn));
@@ -54,6 +61,8 @@ die_error (const BwshError *err)
 {
   _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
+  if (err->code == BWSH_ERROR_NETWORK)
+    refusal_status = BWSH_EXIT_NETWORK;
   die ("%s", msg != NULL ? msg : "out of memory");
 }
 
@@ -168,7 +177,8 @@ main (int argc, char **argv)
             s->id->name, announced, digest);
 
   r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
-  bwsh_error_step (&err, BWSH_ERROR_LAUNCH, r);
+  /* The launch names the network step itself; anything else is the launch's. */
+  bwsh_error_step (&err, err.code == BWSH_ERROR_NETWORK ? BWSH_ERROR_NETWORK : BWSH_ERROR_LAUNCH, r);
   die_error (&err);
   return r;
 }

@@ -67,6 +67,8 @@ typedef struct
   bool help;
   BwshIdentity *subject;
   BwshPolicy *policy;
+  bool userns_ok;    /* the userns probe's bwrap ran as the probe identity */
+  bool disable_userns;
   int warnings;
   int errors;
 } Doctor;
@@ -400,6 +402,8 @@ check_userns (Doctor *d, const BwrapInfo *bw, const AppArmorInfo *aa)
     }
   if (cmd_succeeded (&res))
     {
+      d->userns_ok = true;
+      d->disable_userns = bw->disable_userns;
       finding (d, LEVEL_OK, NULL, "userns: %s can start bwrap in a new user namespace", who);
       cmd_result_clear (&res);
       return;
@@ -923,6 +927,142 @@ check_landlock (Doctor *d)
 
 /* -------------------------------------------------------------- network */
 
+typedef struct
+{
+  const char *bwrap;
+  bool disable_userns;
+} NetProbe;
+
+/* In a child, as the probe identity: what bwsh_exec_plan() does for the
+ * network of a session, around the smallest sandbox that has one.  The
+ * helper, pasta and its options are the session's; so is the tun check. */
+static int
+net_probe_child (void *data)
+{
+  const NetProbe *np = data;
+  BwshNetHelper net = { .pid = 0, .info_fd = -1, .block_fd = -1 };
+  BwshArgv argv = { 0 };
+  BwshError err = { 0 };
+  const char *const head[] = { np->bwrap, "--unshare-user", "--unshare-pid", "--unshare-net", "--die-with-parent",
+                               "--ro-bind", "/", "/" };
+  const char *const tail[] = { "--", "true" };
+  int r;
+
+  if (bwsh_net_helper_start (bwsh_netns_helper_path (), bwsh_pasta_path (), &net, &err) < 0)
+    {
+      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
+      fprintf (stderr, "%s\n", msg != NULL ? msg : err.message);
+      return 0;
+    }
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (head); i++)
+    if ((r = bwsh_argv_add (&argv, head[i])) < 0)
+      return -r;
+  if (np->disable_userns && (r = bwsh_argv_add (&argv, "--disable-userns")) < 0)
+    return -r;
+  if ((r = bwsh_net_bwrap_options (&net, &argv)) < 0)
+    return -r;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (tail); i++)
+    if ((r = bwsh_argv_add (&argv, tail[i])) < 0)
+      return -r;
+  if (fcntl (net.info_fd, F_SETFD, 0) < 0 || fcntl (net.block_fd, F_SETFD, 0) < 0)
+    return errno;
+  execve (np->bwrap, argv.v, (char *const *) (uintptr_t) run_environment ());
+  return errno;
+}
+
+/* Why the probe failed, in one line: pasta's last word before the helper's
+ * own "bwsh: network: ..." (pasta may open with a syslog complaint), or
+ * the first line. */
+static char *
+probe_reason (const CmdResult *res)
+{
+  const char *s = res->err_len > 0 ? res->err : NULL, *prev = NULL;
+
+  for (const char *l = s; s != NULL && l != NULL && *l != '\0';)
+    {
+      const char *nl = strchr (l, '\n');
+      if (strncmp (l, "bwsh: ", 6) == 0)
+        {
+          if (prev != NULL)
+            return bwsh_escape (prev, strcspn (prev, "\r\n"));
+          break;
+        }
+      prev = l;
+      l = nl != NULL ? nl + 1 : NULL;
+    }
+  return cmd_first_line (res);
+}
+
+/* The tun node as every user sees it: "other" may read and write.  If
+ * not, its mode and owner in @ret_what ("crw------- root", or "missing"). */
+static bool
+tun_open_to_all (char *ret_what, size_t size)
+{
+  struct stat st;
+  char mode[11];
+
+  if (stat (BWSH_TUN_PATH, &st) < 0)
+    {
+      snprintf (ret_what, size, "missing");
+      return false;
+    }
+  bwsh_mode_string (st.st_mode, mode);
+  if (st.st_uid == 0)
+    snprintf (ret_what, size, "%s root", mode);
+  else
+    snprintf (ret_what, size, "%s uid %u", mode, (unsigned) st.st_uid);
+  return S_ISCHR (st.st_mode) && (st.st_mode & 0006) == 0006;
+}
+
+static void
+probe_network (Doctor *d, const char *pasta)
+{
+  NetProbe np = { .bwrap = d->bwrap, .disable_userns = d->disable_userns };
+  _cleanup_free_ char *why = NULL;
+  CmdResult res = { 0 };
+  char tun[64];
+  uid_t uid;
+  gid_t gid;
+  const char *who;
+
+  probe_identity (d, &uid, &gid, &who);
+  if (!d->userns_ok)
+    {
+      finding (d, LEVEL_NOTE, NULL, "network: private, egress through %s; not tried, since %s cannot start bwrap "
+               "here (see the userns finding)", pasta, who);
+      return;
+    }
+  if (run_child (net_probe_child, &np, true, uid, gid, &res) < 0)
+    {
+      finding (d, LEVEL_ERROR, NULL, "network: cannot run the probe: %s", strerror (errno));
+      return;
+    }
+  if (cmd_succeeded (&res))
+    {
+      finding (d, LEVEL_OK, NULL,
+               "network: private, egress through %s, which configured a sandbox's network for %s as it does at "
+               "a login; blocks the host's loopback services, its gateway mapping, its abstract unix sockets and "
+               "its socket tables; connections to other hosts are not filtered",
+               pasta, who);
+      cmd_result_clear (&res);
+      return;
+    }
+  why = probe_reason (&res);
+  cmd_result_clear (&res);
+  if (!tun_open_to_all (tun, sizeof tun))
+    /* The cause in words of its own: the probe's line repeats the fix. */
+    finding (d, LEVEL_ERROR,
+             "chmod 0666 " BWSH_TUN_PATH " and keep that mode at boot (Debian's udev rule sets it; without udev, "
+             "for example a systemd-tmpfiles line \"z " BWSH_TUN_PATH " 0666 - - -\"), or set network = \"none\" "
+             "in the policy",
+             "network: private cannot start for %s: " BWSH_TUN_PATH " is %s, and pasta must open it as the "
+             "session's user; every subject's session is refused", who, tun);
+  else
+    finding (d, LEVEL_ERROR, "fix what pasta reports, or set network = \"none\" in the policy",
+             "network: private cannot start for %s: %s; every subject's session is refused", who,
+             why != NULL ? why : "?");
+}
+
 static void
 check_network (Doctor *d)
 {
@@ -939,11 +1079,7 @@ check_network (Doctor *d)
         finding (d, LEVEL_ERROR, "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)",
                  "network: private needs pasta: %s: %s; every session is refused", pasta, strerror (errno));
       else
-        finding (d, LEVEL_OK, NULL,
-                 "network: private, egress through %s; blocks the host's loopback services, its gateway "
-                 "mapping, its abstract unix sockets and its socket tables; connections to other hosts are "
-                 "not filtered",
-                 pasta);
+        probe_network (d, pasta);
       break;
     case BWSH_NET_NONE:
       finding (d, LEVEL_OK, NULL, "network: none, loopback only; nothing outside the sandbox is reachable");

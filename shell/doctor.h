@@ -36,6 +36,13 @@ char *cmd_first_line (const CmdResult *r);
 /* In a child: drop to @uid/@gid (groups first) when root.  0 or -errno. */
 int drop_to (uid_t uid, gid_t gid);
 int run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *ret);
+/* The same, for a child that runs @fn(@data) after the drop instead: @fn
+ * execs, or returns the errno of its failure (then in @ret->exec_errno).
+ * stdin is /dev/null, stdout and stderr are captured. */
+typedef int (*RunChildFn) (void *data);
+int run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult *ret);
+/* The fixed environment of every command the doctor runs. */
+const char *const *run_environment (void);
 
 /* ------------------------------------------------------------------ PAM */
 

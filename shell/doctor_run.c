@@ -97,13 +97,36 @@ drop_to (uid_t uid, gid_t gid)
   return 0;
 }
 
+static const char *const run_envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+
+const char *const *
+run_environment (void)
+{
+  return run_envp;
+}
+
+static int
+exec_argv (void *data)
+{
+  const char *const *argv = data;
+
+  /* execve() takes char *const[] for historical reasons; it writes nothing. */
+  execve (argv[0], (char *const *) (uintptr_t) argv, (char *const *) (uintptr_t) run_envp);
+  return errno;
+}
+
 /* Run @argv (argv[0] an absolute path) with stdout and stderr captured.
  * @drop: run as @uid/@gid (when root).  Returns -errno only when the doctor
  * itself could not fork or pipe; a failing command is in @ret. */
 int
 run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *ret)
 {
-  static const char *const envp[] = { "PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C", NULL };
+  return run_child (exec_argv, (void *) (uintptr_t) argv, drop, uid, gid, ret);
+}
+
+int
+run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult *ret)
+{
   int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status[2] = { -1, -1 };
   long deadline;
   pid_t pid;
@@ -144,9 +167,7 @@ run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *r
           (void) !write (status[1], &e, sizeof e);
           _exit (127);
         }
-      /* execve() takes char *const[] for historical reasons; it writes nothing. */
-      execve (argv[0], (char *const *) (uintptr_t) argv, (char *const *) (uintptr_t) envp);
-      e = errno;
+      e = fn (data);
       (void) !write (status[1], &e, sizeof e);
       _exit (127);
     }

@@ -162,10 +162,23 @@ write_policy () {
   policy=$tmp/policy/bwsh.conf
 }
 
+# The network probe starts the real helper and opens the real tun node as
+# nobody: the fake machine gets a tun node of its own, mode $tun_mode, in a
+# private mount namespace, so that the host's node decides nothing.
+tun_mode=0666
+in_tun_ns () {
+  if [ "$(id -u)" = 0 ] && [ -d /dev/net ] && command -v unshare >/dev/null; then
+    unshare -m --propagation private sh -c \
+      'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m "$0" /dev/net/tun c 10 200 && exec "$@"' "$tun_mode" "$@"
+  else
+    "$@"
+  fi
+}
+
 run () {
   set +e
   # shellcheck disable=SC2086
-  "$bwshctl" doctor --root "$root" --bwrap "$fixtures/bwrap" --sshd "$fixtures/sshd" --policy "$policy" \
+  in_tun_ns "$bwshctl" doctor --root "$root" --bwrap "$fixtures/bwrap" --sshd "$fixtures/sshd" --policy "$policy" \
     $user_args "$@" >"$tmp/out" 2>"$tmp/err"
   rc=$?
   set -e
@@ -666,6 +679,22 @@ network_private_without_pasta)
     "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)"
   ;;
 
+network_private_tun_closed_to_users)
+  # A host without udev: /dev/net/tun crw------- root.  The probe, run as
+  # nobody like a subject's login, cannot start the network; doctor names
+  # the node and both ways out (#27).
+  need_root
+  tun_mode=0600
+  run
+  expect_rc 2
+  expect_finding error "network: private cannot start for an unprivileged account (nobody): /dev/net/tun is crw------- root, and pasta must open it as the session's user; every subject's session is refused" \
+    "chmod 0666 /dev/net/tun and keep that mode at boot (Debian's udev rule sets it; without udev, for example a systemd-tmpfiles line \"z /dev/net/tun 0666 - - -\"), or set network = \"none\" in the policy"
+  ;;
+network_private_probe_as_nobody)
+  need_root
+  run
+  expect_finding ok "network: private, egress through /usr/bin/pasta, which configured a sandbox's network for an unprivileged account (nobody) as it does at a login; blocks the host's loopback services, its gateway mapping, its abstract unix sockets and its socket tables; connections to other hosts are not filtered"
+  ;;
 landlock_best_effort_network_none)
   write_policy <<'EOF'
 network = "none";

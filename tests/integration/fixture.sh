@@ -36,7 +36,21 @@ case ${1:-} in
       rm -rf "$IT_ROOT"
       exit 1
     fi
-    printf 'IT_ROOT=%q\nIT_PREFIX=%q\nIT_BWSH=%q\n' "$IT_ROOT" "$IT_PREFIX" "$IT_BWSH" >"$IT_STATE.new"
+    # The premise (lib.sh, it_tun_premise): can the default network start
+    # for a user here?  Asked once, of the installed doctor, which starts it
+    # as nobody the way a login does.
+    tun_private=0
+    premise=$("$IT_PREFIX/bin/bwshctl" doctor 2>&1 | grep -A1 '^error: network: private cannot start')
+    if [ -n "$premise" ]; then
+      it_log "PREMISE: the default network cannot start for a user on this host:"
+      printf 'it:   %s\n' "$premise" >&2
+      if grep -q '/dev/net/tun is' <<<"$premise"; then
+        tun_private=1
+        it_log "PREMISE: so every session test runs with a /dev/net/tun of mode 0666 in a private mount namespace of its own (the host's node is left as it is)"
+      fi
+    fi
+    printf 'IT_ROOT=%q\nIT_PREFIX=%q\nIT_BWSH=%q\nIT_TUN_PRIVATE=%q\n' "$IT_ROOT" "$IT_PREFIX" "$IT_BWSH" \
+      "$tun_private" >"$IT_STATE.new"
     mv "$IT_STATE.new" "$IT_STATE"
     it_log "installed $IT_BWSH (policy ${IT_PREFIX}/etc/bwsh/bwsh.conf)"
     ;;

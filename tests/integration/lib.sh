@@ -66,6 +66,8 @@
 set -u
 
 : "${IT_STATE:=}"
+# The script's own arguments, for it_setup's re-exec (below).
+IT_ARGV=("$@")
 # shellcheck disable=SC2034 # the API's variables are read by the test scripts
 IT_FAILED=0
 IT_CHECK="(setup)"
@@ -115,6 +117,8 @@ it_build_tree()
   fi
   IT_BWSH=$IT_PREFIX/bin/bwsh
   [ -x "$IT_BWSH" ] || { it_log "$IT_BWSH is missing"; return 1; }
+  # The network helper bwsh spawns for network = "private" (#26).
+  [ -x "$IT_PREFIX/libexec/bwsh/bwsh-netns" ] || { it_log "$IT_PREFIX/libexec/bwsh/bwsh-netns is missing"; return 1; }
   mkdir -p "$dir/home" && chmod 755 "$dir/home"
 }
 
@@ -235,6 +239,7 @@ it_setup()
   trap 'exit 130' INT TERM
   if [ -n "$IT_STATE" ] && [ -f "$IT_STATE" ]; then
     it_load_state || exit 1
+    it_tun_premise
   else
     it_new_root || exit 1
     IT_OWN_TREE=1
@@ -249,6 +254,31 @@ it_setup()
   IT_UID=$(id -u "$IT_USER")
   IT_GID=$(id -g "$IT_USER")
   cd / || exit 1
+}
+
+# The premise of every session test: the default network (private) can
+# start for a user.  On a host without udev /dev/net/tun is crw------- root
+# and every session would be refused for that one reason (#27).  The
+# fixture finds out once (fixture.sh, with the installed bwshctl doctor) and
+# says so; each test then runs in a private mount namespace of its own with
+# a tun node of mode 0666 on a tmpfs over /dev/net.  The host's node stays
+# as it is, and nothing of it outlives the test.
+it_tun_premise()
+{
+  [ "${IT_TUN_PRIVATE:-0}" = 1 ] && [ -z "${BWSH_IT_TUN_NS:-}" ] || return 0
+  BWSH_IT_TUN_NS=1 exec unshare -m --propagation private -- sh -c \
+    'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m 0666 /dev/net/tun c 10 200 && exec "$@"' \
+    sh bash "$0" "${IT_ARGV[@]}"
+}
+
+# it_in_tun MODE CMD...: CMD with a /dev/net/tun of MODE of its own, in a
+# private mount namespace (the host's node is not touched).
+it_in_tun()
+{
+  local mode=$1
+  shift
+  unshare -m --propagation private -- sh -c \
+    'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m "$0" /dev/net/tun c 10 200 && exec "$@"' "$mode" "$@"
 }
 
 it_skip_unless_bwrap()

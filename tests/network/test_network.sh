@@ -342,8 +342,8 @@ case_pasta_missing_or_failing_refuses_session()
 
   it_check "pasta missing: refused before bwrap, nothing runs"
   BWSH_TEST_PASTA=/nonexistent/pasta it_bwsh -c 'touch ~/project/ran'
-  it_assert_rc 1
-  it_assert_eq "bwsh: cannot start the sandbox: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
+  it_assert_rc 69
+  it_assert_eq "bwsh: cannot start the sandbox's network: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
     "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
   it_assert_absent "$IT_HOME/project/ran"
 
@@ -405,6 +405,53 @@ case_helper_and_pasta_leave_nothing_behind()
   rm -f "$IT_HOME/project/release"
   sleep 0.3
   it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+}
+
+# #27: a host without udev, where /dev/net/tun is crw------- root (a node of
+# mode 0600 in a private mount namespace here; the host's is not touched).
+case_tun_closed_to_users_refuses_with_fix_and_none_works()
+{
+  rm -f "$IT_HOME/project/ran"
+  nt_mode private
+
+  it_check "doctor, as the user: an error naming the node, its mode and both fixes"
+  IT_RC=0
+  it_in_tun 0600 timeout -k 5 60 "$NT_CTL" doctor --user "$IT_USER" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+  it_assert_rc 2
+  nt_line "error: network: private cannot start for $IT_USER: /dev/net/tun is crw------- root, and pasta must open it as the session's user; every subject's session is refused"
+  nt_line "  fix: chmod 0666 /dev/net/tun and keep that mode at boot (Debian's udev rule sets it; without udev, for example a systemd-tmpfiles line \"z /dev/net/tun 0666 - - -\"), or set network = \"none\" in the policy"
+
+  it_check "a login over su: refused with the cause and the fix, exit status 69, nothing runs"
+  IT_RC=0
+  it_in_tun 0600 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
+    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_rc 69
+  it_assert_err_has "bwsh: cannot start the sandbox's network: /dev/net/tun: Permission denied (crw------- root): pasta opens it as the user for network = \"private\"; give the node mode 0666 (Debian's udev rule does), or set network = \"none\" in the policy"
+  it_assert_err_lacks "Failed to open tun socket"
+  it_assert_absent "$IT_HOME/project/ran"
+  it_assert_eq "" "$(it_live_pids "$IT_USER")" "processes of the user left"
+
+  it_check "the same login with network = none: runs"
+  nt_mode none
+  IT_RC=0
+  it_in_tun 0600 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
+    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_rc 0
+  it_assert_exists "$IT_HOME/project/ran"
+
+  it_check "control: a node of mode 0666, network = private: runs"
+  rm -f "$IT_HOME/project/ran"
+  nt_mode private
+  IT_RC=0
+  it_in_tun 0666 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
+    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  it_assert_rc 0
+  it_assert_exists "$IT_HOME/project/ran"
 }
 
 case_explain_and_doctor_show_network_mode()

@@ -75,6 +75,12 @@ exit 0
 SH
 chmod 0755 "$IT_TMP/pasta-ends"
 fresh; run_bwsh BWSH_TEST_PASTA="$IT_TMP/pasta-ends" -- -c 'sleep 5'
+# A host without udev: the tun node is root's alone (#27), here a node of
+# mode 0600 in a private mount namespace.
+fresh; IT_RC=0
+it_in_tun 0600 timeout 60 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups "$BWSH" -c true </dev/null \
+  >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+collect
 # No home; a project directory in the way; an unknown uid.
 fresh; mv "$H" "$H.away"; run_bwsh -- -c true; mv "$H.away" "$H"
 fresh; it_as_user rm -rf "$H/project"; it_as_user touch "$H/project"; run_bwsh -- -c true

@@ -1,0 +1,577 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * bwsh-netns: the network helper of network = "private" (#14), a program of
+ * its own (#26) so that core/ holds no process code.  It gives the
+ * sandbox's own network namespace a link to the outside world through pasta
+ * (Debian package passt).  The host's loopback, its abstract unix sockets and
+ * its socket tables (/proc/net/unix, /proc/net/tcp) all belong to the host's
+ * namespace, so none of them exists inside; egress goes through pasta's
+ * sockets on the host.
+ *
+ *   bwsh-netns --pasta PATH --parent PID --info-fd N --block-fd M
+ *
+ * Who starts what, and who outlives whom:
+ *
+ *   bwsh ──spawn──► bwsh-netns ──fork──► pasta --netns … --userns …
+ *    │
+ *    └─exec─► bwrap (monitor) ──clone──► sandbox pid 1 ──► shell
+ *
+ * bwsh (core/launch.c) spawns the helper just before it execs bwrap, so the
+ * helper becomes a child of bwrap's monitor process; bwsh itself stays what
+ * the design asks, bwrap's cost plus one exec.  bwrap tells the helper the
+ * sandbox's pid on --info-fd (fd N) as soon as it has cloned it, then builds
+ * the mounts while pasta starts (see docs/performance.md).  The sandbox
+ * blocks on --block-fd (fd M) just before it execs the shell, and only the
+ * helper can release it, once pasta has written its pid file, which it does
+ * after configuring the namespace.
+ *
+ * Failing closed: the network namespace is the sandbox's own from the clone
+ * on, so nothing inside ever sees the host's network.  If pasta exits or
+ * does not come up in time, the helper kills the sandbox before the shell
+ * starts, and says why on stderr (bwsh's, which bwrap's own errors use too:
+ * the one way left to tell the user why the session ends).  If pasta dies
+ * later, the helper ends the session the same way.
+ *
+ * Lifetime: pasta runs in the foreground (-f) with PR_SET_PDEATHSIG set to
+ * SIGTERM against the helper, and the helper with SIGKILL against PID (bwsh,
+ * then bwrap's monitor): when the session ends, both go.  pasta writes no
+ * file that outlives its start: its pid "file" is a FIFO in a private
+ * directory, removed as soon as pasta is up or gone, and it opens no socket
+ * on the host side but those of the connections the sandbox makes
+ * (-t/-u/-T/-U none).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/nsfs.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bwsh.h"
+#include "cleanup.h"
+
+/* How long pasta may take to configure the namespace before the session is
+ * refused: ~20 ms on an idle machine; a loaded one gets ample margin. */
+#define PASTA_READY_TIMEOUT_MS 10000
+/* How long bwrap may take to write the namespace's user map (it does so
+ * right after the clone; pasta must not join the namespace before). */
+#define UID_MAP_TIMEOUT_MS 5000
+
+typedef struct
+{
+  int info_fd;       /* read end of bwrap's --info-fd */
+  int block_fd;      /* write end of bwrap's --block-fd */
+  int parent_pidfd;  /* bwsh, then bwrap's monitor */
+  int sandbox_pidfd; /* pid 1 of the sandbox, once known */
+  pid_t sandbox_pid;
+  pid_t pasta_pid;
+  const char *pasta_path;
+} Helper;
+
+static long
+now_ms (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+static void report (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
+
+static void
+report (const char *fmt, ...)
+{
+  char msg[BWSH_MESSAGE_MAX];
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  dprintf (STDERR_FILENO, "bwsh: %s\n", msg);
+}
+
+/* "KEY": NUMBER in bwrap's --info-fd output. */
+static int
+info_number (const char *buf, const char *key, unsigned long long *ret)
+{
+  const char *s = strstr (buf, key);
+  char *end = NULL;
+  unsigned long long v;
+
+  if (s == NULL)
+    return -EBADMSG;
+  s += strlen (key);
+  while (*s == ' ' || *s == ':')
+    s++;
+  if (*s < '0' || *s > '9')
+    return -EBADMSG;
+  errno = 0;
+  v = strtoull (s, &end, 10);
+  if (errno != 0 || end == s || v == 0)
+    return -EBADMSG;
+  *ret = v;
+  return 0;
+}
+
+/* bwrap writes the whole JSON object, then closes the fd. */
+static int
+read_info (Helper *h, unsigned long long *ret_pid, unsigned long long *ret_netns)
+{
+  char buf[4096];
+  size_t len = 0;
+  ssize_t n;
+  int r;
+
+  for (;;)
+    {
+      n = read (h->info_fd, buf + len, sizeof buf - 1 - len);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -errno;
+      if (n == 0 || (len += (size_t) n) == sizeof buf - 1)
+        break;
+    }
+  buf[len] = '\0';
+  if (len == 0)
+    return -ECHILD; /* bwrap exited before cloning (it said why), or bwsh never exec'd it */
+  r = info_number (buf, "\"child-pid\"", ret_pid);
+  if (r >= 0)
+    r = info_number (buf, "\"net-namespace\"", ret_netns);
+  return r;
+}
+
+/* bwrap's child writes its user namespace's uid_map right after the clone;
+ * pasta must join the namespace after that, not before, or it would run
+ * as the overflow uid in it.  /proc offers nothing to wait on, so look
+ * every 200 µs: it takes a few hundred microseconds in all. */
+static int
+wait_uid_map (pid_t pid)
+{
+  char path[64];
+  long deadline = now_ms () + UID_MAP_TIMEOUT_MS;
+
+  snprintf (path, sizeof path, "/proc/%d/uid_map", (int) pid);
+  for (;;)
+    {
+      _cleanup_close_ int fd = open (path, O_RDONLY | O_CLOEXEC);
+      const struct timespec pause = { .tv_nsec = 200 * 1000 };
+      char c;
+      ssize_t n;
+
+      if (fd < 0)
+        return -errno;
+      n = read (fd, &c, 1);
+      if (n > 0)
+        return 0;
+      if (n < 0 && errno != EINTR)
+        return -errno;
+      if (now_ms () > deadline)
+        return -ETIMEDOUT;
+      (void) nanosleep (&pause, NULL);
+    }
+}
+
+static void
+kill_sandbox (Helper *h)
+{
+  /* SIGKILL to pid 1 of the sandbox's pid namespace takes every process in
+   * it.  Through a pidfd, so that a recycled pid is never hit. */
+  if (h->sandbox_pidfd >= 0)
+    (void) syscall (SYS_pidfd_send_signal, h->sandbox_pidfd, SIGKILL, NULL, 0);
+}
+
+static const char *
+status_string (int status, char *buf, size_t size)
+{
+  if (WIFEXITED (status))
+    snprintf (buf, size, "exit status %d", WEXITSTATUS (status));
+  else if (WIFSIGNALED (status))
+    snprintf (buf, size, "killed by signal %d", WTERMSIG (status));
+  else
+    snprintf (buf, size, "status %d", status);
+  return buf;
+}
+
+static _Noreturn void
+exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
+{
+  char netns[64], userns[64];
+  BwshArgv argv = { 0 };
+  char *empty_env[] = { NULL };
+  sigset_t none;
+
+  /* pasta goes when the helper goes, whatever the reason. */
+  if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid () != helper_pid)
+    _exit (127);
+  /* Whatever bwsh's caller left ignored or blocked stays so across exec:
+   * pasta (2023-03) refuses to start when it finds SIGPIPE already ignored,
+   * as Python's subprocesses do. */
+  sigemptyset (&none);
+  sigprocmask (SIG_SETMASK, &none, NULL);
+  for (int sig = 1; sig < NSIG; sig++)
+    if (sig != SIGKILL && sig != SIGSTOP)
+      (void) signal (sig, SIG_DFL);
+  /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
+   * it starts, before it opens the namespaces, so no /proc/self/fd/N can
+   * name them.  The network namespace is named through the sandbox's pid 1,
+   * which is blocked on --block-fd until pasta is up, so the pid cannot
+   * change hands meanwhile (start_pasta() checked the inode).  Its user
+   * namespace may already be the nested one --disable-userns makes, so the
+   * owner of the network namespace is named through the helper, which holds
+   * it open: same user, same namespace, no capabilities on either side. */
+  snprintf (netns, sizeof netns, "/proc/%d/ns/net", (int) h->sandbox_pid);
+  if (geteuid () == 0)
+    {
+      /* Root's pasta keeps capabilities the helper's descriptors may not be
+       * opened with; it joins the user namespace here instead (as uid 0 in
+       * it, it keeps its capabilities there across the exec) and needs no
+       * --userns. */
+      if (setns (userns_fd, CLONE_NEWUSER) < 0)
+        _exit (127);
+      userns[0] = '\0';
+    }
+  else
+    snprintf (userns, sizeof userns, "/proc/%d/fd/%d", (int) helper_pid, userns_fd);
+  if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
+    _exit (127);
+  /* Started as root, pasta changes to "nobody" before it opens the pid file
+   * and joins the namespaces, and nobody may do neither with root's
+   * /proc/self/fd or root's user namespace: it would refuse the session
+   * of anyone who runs bwsh as root (./scripts/try as root, found by the
+   * fresh-machine test).  It stays the caller, as it does for everyone else;
+   * pasta still drops its capabilities and confines itself. */
+  if (geteuid () == 0 && (bwsh_argv_add (&argv, "--runas") < 0 || bwsh_argv_add (&argv, "0:0") < 0))
+    _exit (127);
+  execve (h->pasta_path, argv.v, empty_env);
+  report ("network: cannot execute %s: %s", h->pasta_path, strerror (errno));
+  _exit (127);
+}
+
+static void
+remove_ready (const char *dir, const char *fifo)
+{
+  if (fifo[0] != '\0')
+    (void) unlink (fifo);
+  (void) rmdir (dir);
+}
+
+static bool
+pasta_exited (pid_t pid)
+{
+  siginfo_t si = { 0 };
+
+  return waitid (P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+/* Start pasta on the sandbox's namespace and wait until it is configured. */
+static int
+start_pasta (Helper *h)
+{
+  _cleanup_close_ int netns_fd = -1, userns_fd = -1;
+  unsigned long long pid = 0, netns_id = 0;
+  char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
+  int ready_fd;
+  struct stat st;
+  pid_t helper_pid = getpid ();
+  long deadline;
+  char buf[32], status_buf[64];
+  int r, status, pasta_pidfd;
+
+  r = read_info (h, &pid, &netns_id);
+  if (r == -ECHILD)
+    return r;
+  if (r < 0 || pid > INT32_MAX)
+    {
+      report ("network: cannot read the sandbox's pid from bwrap: %s", strerror (r < 0 ? -r : EBADMSG));
+      return -EBADMSG;
+    }
+  h->sandbox_pid = (pid_t) pid;
+  h->sandbox_pidfd = (int) syscall (SYS_pidfd_open, h->sandbox_pid, 0);
+  if (h->sandbox_pidfd < 0)
+    return -errno; /* gone already: bwrap reports how */
+
+  /* The namespace is the one bwrap cloned (its inode is what bwrap told
+   * us), so the pidfd opened before this check is that process too. */
+  snprintf (buf, sizeof buf, "/proc/%d/ns/net", h->sandbox_pid);
+  netns_fd = open (buf, O_RDONLY | O_CLOEXEC);
+  if (netns_fd < 0 || fstat (netns_fd, &st) < 0 || (unsigned long long) st.st_ino != netns_id)
+    {
+      report ("network: the sandbox's network namespace is not the one bwrap made");
+      return -ESRCH;
+    }
+  /* pasta needs CAP_NET_ADMIN over the namespace: it joins the user
+   * namespace that owns it, the first one bwrap made, not the nested one
+   * --disable-userns adds later. */
+  userns_fd = ioctl (netns_fd, NS_GET_USERNS);
+  if (userns_fd < 0)
+    {
+      r = -errno;
+      report ("network: cannot find the sandbox's user namespace: %s", strerror (-r));
+      return r;
+    }
+  if (fcntl (userns_fd, F_SETFD, FD_CLOEXEC) < 0)
+    return -errno;
+  r = wait_uid_map (h->sandbox_pid);
+  if (r < 0)
+    {
+      report ("network: the sandbox's user namespace was never mapped: %s", strerror (-r));
+      return r;
+    }
+
+  /* pasta tells it is up by writing its pid "file": a FIFO in a private
+   * directory, removed as soon as pasta is up or gone.  Not a pipe handed
+   * down as /proc/self/fd/N: pasta since 2024 (Debian 13's) closes every
+   * inherited descriptor when it starts, before it opens its pid file. */
+  if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
+                                      mkfifo (ready_path, 0600) < 0))
+    {
+      r = -errno;
+      remove_ready (ready_dir, ready_path);
+      report ("network: cannot make pasta's ready FIFO in %s: %s", P_tmpdir, strerror (-r));
+      return r;
+    }
+  ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (ready_fd < 0)
+    {
+      r = -errno;
+      remove_ready (ready_dir, ready_path);
+      report ("network: cannot open pasta's ready FIFO: %s", strerror (-r));
+      return r;
+    }
+  h->pasta_pid = fork ();
+  if (h->pasta_pid < 0)
+    {
+      r = -errno;
+      close (ready_fd);
+      remove_ready (ready_dir, ready_path);
+      report ("network: cannot start pasta: %s", strerror (-r));
+      return r;
+    }
+  if (h->pasta_pid == 0)
+    exec_pasta (h, helper_pid, userns_fd, ready_path);
+  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
+
+  /* pasta writes its pid once the namespace is configured; its exit first
+   * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
+   * end of file). */
+  deadline = now_ms () + PASTA_READY_TIMEOUT_MS;
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = pasta_pidfd, .events = POLLIN } };
+      long left = deadline - now_ms ();
+      ssize_t n;
+
+      if (left <= 0)
+        {
+          close (ready_fd);
+          remove_ready (ready_dir, ready_path);
+          if (pasta_pidfd >= 0)
+            close (pasta_pidfd);
+          report ("network: pasta did not configure the sandbox's network within %d s",
+                  PASTA_READY_TIMEOUT_MS / 1000);
+          return -ETIMEDOUT;
+        }
+      r = poll (pfd, pasta_pidfd >= 0 ? 2 : 1, (int) (pasta_pidfd < 0 && left > 50 ? 50 : left));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r < 0)
+        break;
+      if (pfd[0].revents != 0)
+        {
+          n = read (ready_fd, buf, sizeof buf);
+          if (n < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+          if (n > 0)
+            {
+              close (ready_fd);
+              remove_ready (ready_dir, ready_path);
+              if (pasta_pidfd >= 0)
+                close (pasta_pidfd);
+              return 0;
+            }
+          break;
+        }
+      /* No pidfd (kernel < 5.3): look for pasta's exit every 50 ms, leaving
+       * it to be reaped below. */
+      if (pasta_pidfd >= 0 ? pfd[1].revents != 0 : pasta_exited (h->pasta_pid))
+        break;
+    }
+  close (ready_fd);
+  remove_ready (ready_dir, ready_path);
+  if (pasta_pidfd >= 0)
+    close (pasta_pidfd);
+  if (waitpid (h->pasta_pid, &status, 0) == h->pasta_pid)
+    {
+      h->pasta_pid = 0;
+      report ("network: pasta could not configure the sandbox's network (%s)",
+              status_string (status, status_buf, sizeof status_buf));
+    }
+  else
+    report ("network: pasta could not configure the sandbox's network");
+  return -ENETDOWN;
+}
+
+static int
+run (Helper *h)
+{
+  char status_buf[64];
+  int r, status = 0, pasta_pidfd;
+
+  r = start_pasta (h);
+  if (r < 0)
+    {
+      /* Kill first: closing the block fd unwritten would let bwrap go on. */
+      kill_sandbox (h);
+      if (h->pasta_pid > 0)
+        kill (h->pasta_pid, SIGKILL);
+      if (r != -ECHILD)
+        report ("session refused: network = \"private\" could not be set up");
+      return 1;
+    }
+  /* Up: let the sandbox exec the shell. */
+  if (write (h->block_fd, "1", 1) != 1)
+    {
+      kill_sandbox (h);
+      kill (h->pasta_pid, SIGKILL);
+      return 1;
+    }
+  close (h->block_fd);
+
+  /* Until the session ends (bwrap's monitor exits) or pasta does. */
+  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
+  for (;;)
+    {
+      struct pollfd pfd[2] = { { .fd = h->parent_pidfd, .events = POLLIN },
+                               { .fd = pasta_pidfd, .events = POLLIN } };
+
+      if (pasta_pidfd < 0 || poll (pfd, 2, -1) < 0)
+        {
+          if (pasta_pidfd >= 0 && errno == EINTR)
+            continue;
+          break;
+        }
+      if (pfd[0].revents != 0)
+        {
+          kill (h->pasta_pid, SIGTERM);
+          (void) waitpid (h->pasta_pid, &status, 0);
+          return 0;
+        }
+      if (pfd[1].revents != 0)
+        break;
+    }
+  /* The session without pasta would have no network at all, never the
+   * host's; but a session that silently lost its network is a puzzle for
+   * the user, so it ends, and says why. */
+  while (waitpid (h->pasta_pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  kill_sandbox (h);
+  report ("network: pasta ended (%s); ending the session", status_string (status, status_buf, sizeof status_buf));
+  return 1;
+}
+
+/* Close every fd from 3 up except @a and @b. */
+static void
+close_all_but (int a, int b)
+{
+  unsigned lo = (unsigned) (a < b ? a : b), hi = (unsigned) (a < b ? b : a);
+
+  if (lo > 3)
+    (void) syscall (SYS_close_range, 3U, lo - 1, 0);
+  if (hi > lo + 1)
+    (void) syscall (SYS_close_range, lo + 1, hi - 1, 0);
+  (void) syscall (SYS_close_range, hi + 1, ~0U, 0);
+}
+
+static int
+parse_int (const char *s, long max, long *ret)
+{
+  char *end = NULL;
+  long v;
+
+  if (s == NULL || *s < '0' || *s > '9')
+    return -EINVAL;
+  errno = 0;
+  v = strtol (s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < 0 || v > max)
+    return -EINVAL;
+  *ret = v;
+  return 0;
+}
+
+static int
+usage (void)
+{
+  dprintf (STDERR_FILENO, "usage: bwsh-netns --pasta PATH --parent PID --info-fd N --block-fd M\n"
+                          "(started by bwsh for network = \"private\"; not for running by hand)\n");
+  return 2;
+}
+
+int
+main (int argc, char **argv)
+{
+  Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1 };
+  long parent = 0, info = -1, block = -1;
+  int devnull;
+
+  for (int i = 1; i < argc; i += 2)
+    {
+      const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
+      int r = val == NULL ? -EINVAL : 0;
+
+      if (r < 0)
+        return usage ();
+      if (strcmp (opt, "--pasta") == 0 && val[0] == '/')
+        h.pasta_path = val;
+      else if (strcmp (opt, "--parent") == 0)
+        r = parse_int (val, INT32_MAX, &parent);
+      else if (strcmp (opt, "--info-fd") == 0)
+        r = parse_int (val, INT_MAX, &info);
+      else if (strcmp (opt, "--block-fd") == 0)
+        r = parse_int (val, INT_MAX, &block);
+      else
+        r = -EINVAL;
+      if (r < 0)
+        return usage ();
+    }
+  if (h.pasta_path == NULL || parent <= 1 || info < 3 || block < 3 || info == block)
+    return usage ();
+  h.info_fd = (int) info;
+  h.block_fd = (int) block;
+
+  /* Gone with bwrap's monitor, which is what bwsh becomes.  Not by
+   * PR_SET_PDEATHSIG alone: Landlock's signal scope, applied to bwsh after
+   * this spawn, keeps the monitor from signalling us; the pidfd says it all
+   * the same.  A parent that is gone already is no session to serve. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid () != (pid_t) parent)
+    return 1;
+  /* Hold nothing of the session's: not its stdin or stdout (sshd waits for
+   * every copy of a session's pipes to close), nor anything else bwsh had
+   * open (all O_CLOEXEC, this closes them again for good measure). */
+  devnull = open ("/dev/null", O_RDWR | O_CLOEXEC);
+  if (devnull < 0 || dup2 (devnull, STDIN_FILENO) < 0 || dup2 (devnull, STDOUT_FILENO) < 0)
+    return 1;
+  close (devnull);
+  close_all_but (h.info_fd, h.block_fd);
+  if (fcntl (h.info_fd, F_SETFD, FD_CLOEXEC) < 0 || fcntl (h.block_fd, F_SETFD, FD_CLOEXEC) < 0)
+    return 1;
+  h.parent_pidfd = (int) syscall (SYS_pidfd_open, (pid_t) parent, 0);
+  if (h.parent_pidfd < 0 || getppid () != (pid_t) parent)
+    return 1;
+  return run (&h);
+}

@@ -210,11 +210,11 @@ check_path_rules (const Rules *rules, const char *path, bool rw)
     return "/, /proc, /dev, /sys and paths under them cannot be bound";
   if (rw)
     {
+      if (bwsh_path_under_any (path, rules->protected_paths, rules->n_protected))
+        return "is a protected path and never writable inside the sandbox";
       if (!bwsh_path_under_any (path, rules->rw_ceilings, rules->n_rw))
         return "read-write binds are only allowed under the read-write ceilings (the project directory, and "
                "what the policy's rw_ceilings adds)";
-      if (bwsh_path_under_any (path, rules->protected_paths, rules->n_protected))
-        return "is a protected path and never writable inside the sandbox";
     }
   return NULL;
 }

@@ -36,6 +36,15 @@ case ${1:-} in
       rm -rf "$IT_ROOT"
       exit 1
     fi
+    # The suite's administrator lets users bind read-write anywhere in their
+    # home and read-only anywhere the refused places allow (the ceilings bwsh
+    # had before issue 24): these tests are about what such binds
+    # do.  The default allow-list (the project, and the user's own home
+    # read-only) is the overlay suite's to prove (tests/overlay/test_boundary*).
+    mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+    printf '%s\n' '# tests/integration/fixture.sh: the suite'"'"'s premise' \
+      'rw_ceilings = [ "~" ];' 'ro_ceilings = [ "/" ];' >"$IT_PREFIX/etc/bwsh/conf.d/50-it-ceilings.conf"
+    chmod 0644 "$IT_PREFIX/etc/bwsh/conf.d/50-it-ceilings.conf"
     # The premise (lib.sh, it_tun_premise): can the default network start
     # for a user here?  Asked once, of the installed doctor, which starts it
     # as nobody the way a login does.

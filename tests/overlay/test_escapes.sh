@@ -18,6 +18,11 @@ command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null \
   || { echo "dbus-daemon and dbus-send are needed (package dbus)" >&2; exit 1; }
 
 ov_setup
+# The administrator widened rw_ceilings to the whole home on purpose: the
+# protected set must then stand between the session and what programs
+# outside read.  (With the default allow-list the read-write home is
+# refused outright: test_boundary.sh.)
+ov_policy 'rw_ceilings = [ "~" ];'
 it_add_user OTHER
 printf 'other-secret\n' >"$OTHER_HOME/notes" && chown "$OTHER:" "$OTHER_HOME/notes" && chmod 644 "$OTHER_HOME/notes"
 it_as_user mkdir -p "$H/project"

@@ -721,6 +721,16 @@ typedef struct BwshCommand
 
 int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret);
 
+/* A plan with entries of the user's, outside strict mode, is launched
+ * guarded: bwsh runs bwrap as its child, and the inner command starts with
+ * BWSH_STARTED_STUB, which writes a byte to BWSH_STARTED_FD once the sandbox
+ * is set up.  When bwrap fails before that, bwsh starts the session again
+ * without the user's entries (shell/guard.c): what no check foresaw never
+ * locks the user out. */
+#define BWSH_STARTED_FD 9
+#define BWSH_STARTED_STUB "printf . >&9; exec 9>&-; exec \"$@\""
+bool bwsh_plan_guards_setup (const BwshPlan *p);
+
 /* Serialise @opts NUL-separated, as bwrap's --args expects. */
 int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
 

@@ -141,6 +141,17 @@ fail:
   return r;
 }
 
+bool
+bwsh_plan_guards_setup (const BwshPlan *p)
+{
+  if (p->strict)
+    return false;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].from.origin == BWSH_ORIGIN_USER)
+      return true;
+  return false;
+}
+
 int
 bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
 {
@@ -149,7 +160,16 @@ bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
 
   /* "--" ends bwrap's options: whatever the user's command looks like
    * ("--bind / /host" included) it is only ever the shell's argument. */
-  if ((r = bwsh_argv_add (&a, "--")) < 0 || (r = bwsh_argv_add (&a, p->shell)) < 0)
+  if ((r = bwsh_argv_add (&a, "--")) < 0)
+    goto fail;
+  /* With entries of the user's, bwsh waits to hear that bwrap has set the
+   * sandbox up, to start again without them if it could not (issue 24):
+   * the first thing that runs inside says so on BWSH_STARTED_FD, closes
+   * it and becomes the shell. */
+  if (bwsh_plan_guards_setup (p)
+      && ((r = add3 (&a, "/bin/sh", "-c", BWSH_STARTED_STUB)) < 0 || (r = bwsh_argv_add (&a, "sh")) < 0))
+    goto fail;
+  if ((r = bwsh_argv_add (&a, p->shell)) < 0)
     goto fail;
   if (cmd->login && (r = bwsh_argv_add (&a, "-l")) < 0)
     goto fail;

@@ -13,6 +13,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "cleanup.h"
 #include "bwsh.h"
 #include "events.h"
+#include "guard.h"
 
 extern char **environ;
 
@@ -97,6 +99,15 @@ main (int argc, char **argv)
   if (close_range (3, ~0U, 0) < 0)
     for (int fd = 3; fd < 1024; fd++)
       close (fd);
+  /* Hold BWSH_STARTED_FD for a guarded launch (guard.c), so that no fd of
+   * the plan's takes its number. */
+  {
+    int held[BWSH_STARTED_FD], n = 0, fd;
+    while (n < BWSH_STARTED_FD && (fd = open ("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0 && fd < BWSH_STARTED_FD)
+      held[n++] = fd;
+    while (n > 0)
+      close (held[--n]);
+  }
 
   openlog ("bwsh", LOG_PID, LOG_AUTHPRIV);
 
@@ -176,7 +187,10 @@ main (int argc, char **argv)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);
 
-  r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
+  if (bwsh_plan_guards_setup (s->plan))
+    r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, &err);
+  else
+    r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
   /* The launch names the network step itself; anything else is the launch's. */
   bwsh_error_step (&err, err.code == BWSH_ERROR_NETWORK ? BWSH_ERROR_NETWORK : BWSH_ERROR_LAUNCH, r);
   die_error (&err);

@@ -1,0 +1,8 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#pragma once
+
+#include "bwsh.h"
+
+/* Launch @p guarded (bwsh_plan_guards_setup()): returns only on failure,
+ * with @err filled; exits with the session's status otherwise. */
+int bwsh_guarded_launch (BwshPlan *p, const BwshCommand *cmd, const char *user, BwshError *err);

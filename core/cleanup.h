@@ -2,6 +2,7 @@
 /* Scope-bound cleanup, in the style of bubblewrap's utils.h and systemd's macro.h. */
 #pragma once
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -31,10 +32,18 @@ bwsh_fclosep (FILE **f)
     fclose (*f);
 }
 
+static inline void
+bwsh_closedirp (DIR **d)
+{
+  if (*d != NULL)
+    closedir (*d);
+}
+
 #define _cleanup_(f) __attribute__ ((cleanup (f)))
 #define _cleanup_free_ _cleanup_ (bwsh_freep)
 #define _cleanup_close_ _cleanup_ (bwsh_closep)
 #define _cleanup_fclose_ _cleanup_ (bwsh_fclosep)
+#define _cleanup_closedir_ _cleanup_ (bwsh_closedirp)
 
 /* Hand ownership out of a _cleanup_ variable. */
 static inline void *

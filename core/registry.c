@@ -36,13 +36,6 @@
 /* One entry holds a few names and digests; anything bigger is not ours. */
 #define ENTRY_FILE_MAX (16 * 1024)
 
-static void
-dir_closep (DIR **d)
-{
-  if (*d != NULL)
-    closedir (*d);
-}
-
 /* A DIR stream of its own over @dirfd (which stays open). */
 static int
 dir_stream (int dirfd, DIR **ret)
@@ -276,7 +269,7 @@ entry_alive (const BwshSessionEntry *e)
 int
 bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
 {
-  _cleanup_ (dir_closep) DIR *d = NULL;
+  _cleanup_closedir_ DIR *d = NULL;
   BwshSessionList l = { 0 };
   struct dirent *de;
   int r = dir_stream (dirfd, &d);
@@ -540,7 +533,7 @@ open_locks_dir (const char *dir, int *ret_fd, BwshError *err)
 int
 bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err)
 {
-  _cleanup_ (dir_closep) DIR *d = NULL;
+  _cleanup_closedir_ DIR *d = NULL;
   _cleanup_close_ int dirfd = -1;
   BwshLock *v = NULL;
   size_t n = 0;
@@ -589,7 +582,7 @@ oom:
 int
 bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err)
 {
-  _cleanup_ (dir_closep) DIR *d = NULL;
+  _cleanup_closedir_ DIR *d = NULL;
   _cleanup_close_ int dirfd = -1;
   struct dirent *de;
   char name[80];

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,7 +47,7 @@ shadow_home_layer (Ctx *c, const char *why)
  * entry of the real home does not count: a bind over it hides it as a bind
  * below the read-only $HOME did, and a bind refused at resolve leaves it. */
 static ssize_t
-find_dest (Ctx *c, const char *dest, size_t before)
+find_dest (const Ctx *c, const char *dest, size_t before)
 {
   ssize_t best = -1;
 
@@ -57,6 +58,176 @@ find_dest (Ctx *c, const char *dest, size_t before)
         best = (ssize_t) i;
     }
   return best;
+}
+
+/*
+ * The rules of policy x user overlay, one row each, the way OpenSSH's
+ * sshauthopt_merge() states each field's rule.  The defaults are in place
+ * (add_defaults()); merge_table[] below merges the lists over them in its
+ * order, and each entry meets the rows that apply to it, in this order:
+ * the first that objects gives the entry its verdict and the rest of the
+ * overlay still applies.  The policy's entries are trusted (they may bind
+ * anything but /, /proc, /dev, /sys); the user's are checked.  Only strict
+ * mode refuses a session for a refused entry.
+ */
+typedef enum
+{
+  ON_POLICY_BIND = 1 << 0,    /* ro_binds, rw_binds */
+  ON_USER_RO = 1 << 1,        /* additionalROBinds */
+  ON_USER_RW = 1 << 2,        /* additionalBinds */
+  ON_DISABLE = 1 << 3,        /* disabledDefaultBinds, its destination */
+  ON_DISABLED_MOUNT = 1 << 4, /* each accepted mount a disable would reach */
+  ON_USER_BIND = ON_USER_RO | ON_USER_RW,
+  ON_BIND = ON_POLICY_BIND | ON_USER_BIND,
+} MergeOn;
+
+/* What a rule looks at: a bind's mount (@m, with @dest its destination),
+ * or a disable's destination (@m NULL), or a mount a disable reaches. */
+typedef struct
+{
+  const BwshMount *m;
+  const char *dest;
+  bool rw;
+} MergeArg;
+
+typedef struct
+{
+  const char *rule;
+  MergeOn on;
+  bool names_dest; /* the refusal names the destination, else the source */
+  const char *(*check) (const Ctx *c, const MergeArg *a, char *buf, size_t size);
+  BwshVerdict verdict;
+} MergeRule;
+
+/* Never /, /proc, /dev, /sys; a user's read-write bind never protected
+ * and only under the read-write ceilings (the project directory, and what
+ * the policy's rw_ceilings adds). */
+static const char *
+rule_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) buf, (void) size;
+  return check_path_rules (&c->rules, a->m->src, a->rw && a->m->from.origin == BWSH_ORIGIN_USER);
+}
+
+/* An overlay source shows no host IPC, no other user's data and not the
+ * policy itself (core/rules.c). */
+static const char *
+rule_overlay_source (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) buf, (void) size;
+  return bwsh_rules_overlay_source (a->m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
+                                    a->rw ? c->rules.rw_ceilings : c->rules.ro_ceilings,
+                                    a->rw ? c->rules.n_rw : c->rules.n_ro);
+}
+
+/* A user's read-only source lies in the user's home or under the policy's
+ * ro_ceilings: an allow-list, after the overlay row so that its more
+ * telling reason comes first (issue 24). */
+static const char *
+rule_ro_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) buf, (void) size;
+  return check_ro_ceilings (&c->rules, a->m->src);
+}
+
+/* /, /usr, /etc and what lies under /proc, /dev, /sys are never replaced. */
+static const char *
+rule_critical_dest (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) c, (void) buf, (void) size;
+  if (bwsh_path_is_forbidden (a->dest) || is_critical (a->dest))
+    return "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced";
+  return NULL;
+}
+
+/* A user's read-write destination obeys the rules of its source. */
+static const char *
+rule_rw_dest (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  const char *why = check_path_rules (&c->rules, a->dest, true);
+
+  if (why == NULL)
+    return NULL;
+  snprintf (buf, size, "destination %s", why);
+  return buf;
+}
+
+/* policy > user > default on one destination: the lower one loses, and
+ * add_bind() shadows a lower earlier mount. */
+static const char *
+rule_precedence (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  ssize_t idx = find_dest (c, a->dest, (size_t) (a->m - c->p->mounts));
+
+  if (idx < 0 || c->p->mounts[idx].from.origin <= a->m->from.origin)
+    return NULL;
+  snprintf (buf, size, "also bound by the %s, which wins", bwsh_origin_to_string (c->p->mounts[idx].from.origin));
+  return buf;
+}
+
+/* /, /dev, /proc, /usr, /etc, /tmp, /var/tmp and the policy's "locked"
+ * are never disabled. */
+static const char *
+rule_locked (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) buf, (void) size;
+  return is_locked (c, a->dest) ? "is locked and cannot be disabled" : NULL;
+}
+
+/* A policy bind is never disabled. */
+static const char *
+rule_policy_bind (const Ctx *c, const MergeArg *a, char *buf, size_t size)
+{
+  (void) c, (void) buf, (void) size;
+  return a->m->from.origin == BWSH_ORIGIN_POLICY ? "is set by the policy and cannot be disabled" : NULL;
+}
+
+static const MergeRule merge_rules[] = {
+  /* rule          applies to         names dest  check                verdict */
+  { "ceilings",    ON_BIND,           false,      rule_ceilings,       BWSH_VERDICT_REFUSED },
+  { "overlay",     ON_USER_BIND,      false,      rule_overlay_source, BWSH_VERDICT_REFUSED },
+  { "ro ceilings", ON_USER_RO,        false,      rule_ro_ceilings,    BWSH_VERDICT_REFUSED },
+  { "critical",    ON_BIND,           true,       rule_critical_dest,  BWSH_VERDICT_REFUSED },
+  { "rw dest",     ON_USER_RW,        true,       rule_rw_dest,        BWSH_VERDICT_REFUSED },
+  { "precedence",  ON_BIND,           true,       rule_precedence,     BWSH_VERDICT_SHADOWED },
+  { "locks",       ON_DISABLE,        true,       rule_locked,         BWSH_VERDICT_REFUSED },
+  { "policy",      ON_DISABLED_MOUNT, true,       rule_policy_bind,    BWSH_VERDICT_REFUSED },
+};
+
+/*
+ * The rules the merge leaves to other steps, because they need the whole
+ * plan or the resolved paths:
+ *
+ *   ceilings    again on the resolved source (bwsh_plan_resolve())
+ *   protection  protected paths under a read-write mount are bound again
+ *               read-only, at their path and at their resolution, and the
+ *               way to them is pinned (add_protected(), after the merge)
+ *   symlinks    a read-write bind that holds a protected path behind a
+ *               symlink the session could replace is refused (add_protected())
+ *   project     the user's sandboxProjectDir replaces the policy's only if
+ *               user_project_dir allows it, checked like a read-write bind
+ *               (choose_project_dir(), before the defaults)
+ *   limits      user entries past max_mounts are refused (enforce_mount_limit())
+ *   coalescing  a user bind an identical parent bind already shows is
+ *               COALESCED (coalesce(), after resolution)
+ */
+
+/* The first rule for @on that objects to @a: its reason, and its row in
+ * *ret_rule; NULL when every rule lets @a through. */
+static const char *
+merge_objection (const Ctx *c, MergeOn on, const MergeArg *a, char *buf, size_t size, const MergeRule **ret_rule)
+{
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (merge_rules); i++)
+    {
+      const char *why;
+
+      if ((merge_rules[i].on & on) == 0 || (why = merge_rules[i].check (c, a, buf, size)) == NULL)
+        continue;
+      if (ret_rule != NULL)
+        *ret_rule = &merge_rules[i];
+      return why;
+    }
+  return NULL;
 }
 
 static int
@@ -97,32 +268,22 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     return r;
   m = &c->p->mounts[idx];
 
-  if ((why = check_path_rules (&c->rules, m->src, rw && b->from.origin == BWSH_ORIGIN_USER)) != NULL)
-    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
-  if (b->from.origin == BWSH_ORIGIN_USER
-      && ((why = bwsh_rules_overlay_source (m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
-                                            rw ? c->rules.rw_ceilings : c->rules.ro_ceilings,
-                                            rw ? c->rules.n_rw : c->rules.n_ro))
-              != NULL
-          || (!rw && (why = check_ro_ceilings (&c->rules, m->src)) != NULL)))
-    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
-  if (bwsh_path_is_forbidden (m->dest) || is_critical (m->dest))
-    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest,
-                   "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced");
-  if (b->from.origin == BWSH_ORIGIN_USER && rw
-      && (why = check_path_rules (&c->rules, m->dest, true)) != NULL)
-    return refuse (c->p, m, BWSH_VERDICT_REFUSED, m->dest, "destination %s", why);
+  const MergeArg a = { .m = m, .dest = m->dest, .rw = rw };
+  MergeOn on = b->from.origin != BWSH_ORIGIN_USER ? ON_POLICY_BIND : rw ? ON_USER_RW : ON_USER_RO;
+  const MergeRule *rule = NULL;
+  char buf[256];
 
-  /* The same destination twice: the higher origin wins. */
+  if ((why = merge_objection (c, on, &a, buf, sizeof buf, &rule)) != NULL)
+    return refuse (c->p, m, rule->verdict, rule->names_dest ? m->dest : m->src, "%s", why);
+
+  /* The same destination twice, and this one wins (rule_precedence()):
+   * the earlier one is shadowed. */
   idx = find_dest (c, m->dest, (size_t) (m - c->p->mounts));
   if (idx >= 0)
     {
       BwshMount *old = &c->p->mounts[idx];
       _cleanup_free_ char *where = NULL;
 
-      if (old->from.origin > m->from.origin)
-        return refuse (c->p, m, BWSH_VERDICT_SHADOWED, m->dest, "also bound by the %s, which wins",
-                       bwsh_origin_to_string (old->from.origin));
       where = format_from (&m->from);
       if (where == NULL)
         return -ENOMEM;
@@ -147,6 +308,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
   _cleanup_free_ char *dest = NULL, *esc = NULL, *where = format_from (&b->from);
   BwshPathStatus st;
   const char *why = NULL;
+  char buf[256];
   bool found = false;
 
   if (where == NULL)
@@ -154,8 +316,8 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
   st = bwsh_path_normalize (b->src, &dest);
   if (st != BWSH_PATH_OK)
     why = bwsh_path_status_to_string (st);
-  else if (is_locked (c, dest))
-    why = "is locked and cannot be disabled";
+  else
+    why = merge_objection (c, ON_DISABLE, &(const MergeArg) { .dest = dest }, buf, sizeof buf, NULL);
 
   if (why == NULL)
     FOREACH_DEST (c, dest, i)
@@ -163,11 +325,10 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
         BwshMount *m = &c->p->mounts[i];
         if (m->verdict != BWSH_VERDICT_ACCEPTED || m->state)
           continue;
-        if (m->from.origin == BWSH_ORIGIN_POLICY)
-          {
-            why = "is set by the policy and cannot be disabled";
-            break;
-          }
+        why = merge_objection (c, ON_DISABLED_MOUNT, &(const MergeArg) { .m = m, .dest = dest }, buf, sizeof buf,
+                               NULL);
+        if (why != NULL)
+          break;
         if (m->from.origin != BWSH_ORIGIN_DEFAULT)
           continue;
         int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
@@ -407,34 +568,8 @@ sort_by_depth (BwshPlan *p)
 
 /* ------------------------------------------------------------------ merge */
 
-/*
- * Policy x user overlay, in one table, the way OpenSSH's sshauthopt_merge()
- * reads.  The defaults are in place (add_defaults()); the entries below are
- * merged over them in this order, and every rule of the merge is applied by
- * the step named here, nowhere else:
- *
- *   precedence  policy > user > default on the same destination; the lower
- *               one is SHADOWED with a warning (add_bind(), find_dest())
- *   ceilings    a user's read-write bind only under rw_ceilings, a user's
- *               read-only bind only under ro_ceilings when set, never /,
- *               /proc, /dev, /sys, as written and as resolved
- *               (check_path_rules(), again in bwsh_plan_resolve())
- *   locks       /, /dev, /proc, /usr, /etc and the policy's "locked" cannot
- *               be disabled; a policy bind cannot be disabled (apply_disable())
- *   protection  protected paths under a read-write mount are bound again
- *               read-only, at their path and at their resolution, and the
- *               way to them is pinned (add_protected(), after the merge)
- *   project     the user's sandboxProjectDir replaces the policy's only if
- *               user_project_dir allows it, checked like a read-write bind
- *               (choose_project_dir(), before the defaults)
- *   limits      user entries past max_mounts are refused (enforce_mount_limit())
- *   coalescing  a user bind an identical parent bind already shows is
- *               COALESCED (coalesce(), after resolution)
- *
- * The policy's entries are trusted (they may bind anything but /, /proc,
- * /dev, /sys); the user's are checked.  A refused entry is reported and the
- * rest still applies; only strict mode refuses the session.
- */
+/* The lists of the merge, in the order they are merged; merge_rules[]
+ * above says what each entry meets. */
 typedef enum
 {
   MERGE_RO_BIND,

@@ -29,7 +29,6 @@
 #include "unit.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
-#define S(x) ((char *) (uintptr_t) (x))
 
 /* ------------------------------------------------------------ SHA-256 */
 
@@ -118,47 +117,19 @@ test_sha256_matches_sha256sum_on_block_boundaries (void **state)
 
 /* --------------------------------------------------------- plan digest */
 
-typedef struct
-{
-  char home[64];
-  BwshIdentity *id;
-  BwshPolicy *pol;
-} Fx;
+typedef UnitPlanFx Fx;
 
 static int
 setup (void **state)
 {
-  Fx *f = calloc (1, sizeof *f);
-  char d[128];
-
-  if (f == NULL)
-    return -1;
-  snprintf (f->home, sizeof f->home, "/tmp/bwsh-unit-digest-XXXXXX");
-  if (mkdtemp (f->home) == NULL)
-    return -1;
-  snprintf (d, sizeof d, "%s/project", f->home);
-  if (mkdir (d, 0700) < 0)
-    return -1;
-  f->id = unit_identity (f->home, "/bin/sh");
-  if (f->id == NULL)
-    return -1;
-  if (bwsh_policy_new_defaults (&f->pol) < 0)
-    return -1;
-  *state = f;
-  return 0;
+  *state = unit_plan_fx_new ("digest", "/bin/sh", NULL, false);
+  return *state == NULL ? -1 : 0;
 }
 
 static int
 teardown (void **state)
 {
-  Fx *f = *state;
-  int r;
-
-  r = unit_rm_rf (f->home);
-  bwsh_identity_free (f->id);
-  bwsh_policy_free (f->pol);
-  free (f);
-  return r == 0 ? 0 : -1;
+  return unit_plan_fx_free (*state);
 }
 
 /* Digest of the plan for overlay @json (NULL = none; "@H" = home) and @envp. */
@@ -172,19 +143,10 @@ digest_of (const Fx *f, const char *json, char *const *envp, char hex[65])
 
   if (json != NULL)
     {
-      char doc[1024], *o = doc;
-      for (const char *q = json; *q != '\0'; q++)
-        {
-          if (q[0] == '@' && q[1] == 'H')
-            {
-              o = stpcpy (o, f->home);
-              q++;
-            }
-          else
-            *o++ = *q;
-        }
-      *o = '\0';
+      char *doc = unit_plan_fx_subst (f, json);
+      assert_non_null (doc);
       assert_int_equal (bwsh_user_config_parse (doc, strlen (doc), "/cfg.json", &uc, &diag, &err), 0);
+      free (doc);
       bwsh_diag_clear (&diag);
     }
   if (bwsh_plan_build (f->id, f->pol, uc, envp, &p, &err) != 0)

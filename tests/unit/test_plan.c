@@ -40,16 +40,7 @@
  * GCC cannot know that and warns about PATH_MAX buffers. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-/* A string literal as the char * that envp-style arrays want (-Wwrite-strings). */
-#define S(x) ((char *) (uintptr_t) (x))
-
-typedef struct
-{
-  char home[PATH_MAX];
-  char outside[PATH_MAX]; /* a second mkdtemp directory, not under home */
-  BwshIdentity *id;
-  BwshPolicy *pol;
-} Fx;
+typedef UnitPlanFx Fx;
 
 /* cmocka's failures longjmp out; abort() tells the compiler so. */
 #define REQUIRE(x)                                                                                           \
@@ -66,22 +57,9 @@ typedef struct
 static int
 setup (void **state)
 {
-  Fx *f = calloc (1, sizeof *f);
-  char project[PATH_MAX + 16];
+  Fx *f = unit_plan_fx_new ("plan", "/usr/local/bin/bwsh", NULL, true);
 
   if (f == NULL)
-    return -1;
-  snprintf (f->home, sizeof f->home, "/tmp/bwsh-unit-plan-XXXXXX");
-  snprintf (f->outside, sizeof f->outside, "/tmp/bwsh-unit-plan-out-XXXXXX");
-  if (mkdtemp (f->home) == NULL || mkdtemp (f->outside) == NULL)
-    return -1;
-  snprintf (project, sizeof project, "%s/project", f->home);
-  if (mkdir (project, 0700) < 0)
-    return -1;
-  f->id = unit_identity (f->home, "/usr/local/bin/bwsh");
-  if (f->id == NULL)
-    return -1;
-  if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
   /* The rules below are about binds around a read-only $HOME; the state
    * layer over it (the default) has tests of its own. */
@@ -107,39 +85,16 @@ setup (void **state)
 static int
 teardown (void **state)
 {
-  Fx *f = *state;
-  int r;
-
-  r = unit_rm_rf (f->home);
-  if (r == 0)
-    r = unit_rm_rf (f->outside);
-  bwsh_identity_free (f->id);
-  bwsh_policy_free (f->pol);
-  free (f);
-  return r == 0 ? 0 : -1;
+  return unit_plan_fx_free (*state);
 }
 
 /* "@H" in @tmpl becomes the home, "@O" the outside directory. */
 static char *
 subst (const Fx *f, const char *tmpl)
 {
-  size_t cap = strlen (tmpl) * (strlen (f->home) + strlen (f->outside) + 1) + 1;
-  char *out = malloc (cap), *o = out;
+  char *out = unit_plan_fx_subst (f, tmpl);
 
   assert_non_null (out);
-  for (const char *p = tmpl; *p != '\0'; p++)
-    {
-      if (p[0] == '@' && (p[1] == 'H' || p[1] == 'O'))
-        {
-          const char *v = p[1] == 'H' ? f->home : f->outside;
-          memcpy (o, v, strlen (v));
-          o += strlen (v);
-          p++;
-        }
-      else
-        *o++ = *p;
-    }
-  *o = '\0';
   return out;
 }
 

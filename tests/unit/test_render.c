@@ -33,37 +33,15 @@
  * GCC cannot know that and warns about PATH_MAX buffers. */
 #pragma GCC diagnostic ignored "-Wformat-truncation"
 
-/* A string literal as the char * that envp-style arrays want (-Wwrite-strings). */
-#define S(x) ((char *) (uintptr_t) (x))
-
-typedef struct
-{
-  char home[PATH_MAX];
-  BwshIdentity *id;
-  BwshPolicy *pol;
-} Fx;
+typedef UnitPlanFx Fx;
 
 static int
 setup (void **state)
 {
-  Fx *f = calloc (1, sizeof *f);
-  char d[PATH_MAX + 32];
+  static const char *const subdirs[] = { "docs", NULL };
+  Fx *f = unit_plan_fx_new ("render", "/usr/local/bin/bwsh", subdirs, false);
 
   if (f == NULL)
-    return -1;
-  snprintf (f->home, sizeof f->home, "/tmp/bwsh-unit-render-XXXXXX");
-  if (mkdtemp (f->home) == NULL)
-    return -1;
-  snprintf (d, sizeof d, "%s/project", f->home);
-  if (mkdir (d, 0700) < 0)
-    return -1;
-  snprintf (d, sizeof d, "%s/docs", f->home);
-  if (mkdir (d, 0700) < 0)
-    return -1;
-  f->id = unit_identity (f->home, "/usr/local/bin/bwsh");
-  if (f->id == NULL)
-    return -1;
-  if (bwsh_policy_new_defaults (&f->pol) < 0)
     return -1;
   /* Some cases bind $HOME read-write, which the administrator allows. */
   {
@@ -78,14 +56,7 @@ setup (void **state)
 static int
 teardown (void **state)
 {
-  Fx *f = *state;
-  int r;
-
-  r = unit_rm_rf (f->home);
-  bwsh_identity_free (f->id);
-  bwsh_policy_free (f->pol);
-  free (f);
-  return r == 0 ? 0 : -1;
+  return unit_plan_fx_free (*state);
 }
 
 static BwshPlan *
@@ -99,21 +70,8 @@ plan_with (const Fx *f, const char *json_fmt, char *const *envp, bool do_resolve
   if (json_fmt != NULL)
     {
       /* every "@H" is the home */
-      size_t cap = strlen (json_fmt) * (strlen (f->home) + 1) + 1;
-      char *doc = malloc (cap), *o = doc;
+      char *doc = unit_plan_fx_subst (f, json_fmt);
       assert_non_null (doc);
-      for (const char *q = json_fmt; *q != '\0'; q++)
-        {
-          if (q[0] == '@' && q[1] == 'H')
-            {
-              memcpy (o, f->home, strlen (f->home));
-              o += strlen (f->home);
-              q++;
-            }
-          else
-            *o++ = *q;
-        }
-      *o = '\0';
       assert_int_equal (bwsh_user_config_parse (doc, strlen (doc), "/cfg.json", &uc, &diag, &err), 0);
       assert_int_equal (diag.n, 0);
       free (doc);

@@ -108,3 +108,75 @@ unit_chgrp_not_own (const char *path)
     unit_skip ("the caller has no group but its primary one");
   assert_int_equal (lchown (path, (uid_t) -1, g), 0);
 }
+
+UnitPlanFx *
+unit_plan_fx_new (const char *name, const char *shell, const char *const *subdirs, bool outside)
+{
+  UnitPlanFx *f = calloc (1, sizeof *f);
+  char d[PATH_MAX + 32];
+
+  if (f == NULL)
+    return NULL;
+  snprintf (f->home, sizeof f->home, "/tmp/bwsh-unit-%s-XXXXXX", name);
+  if (outside)
+    snprintf (f->outside, sizeof f->outside, "/tmp/bwsh-unit-%s-out-XXXXXX", name);
+  if (mkdtemp (f->home) == NULL || (outside && mkdtemp (f->outside) == NULL))
+    goto fail;
+  snprintf (d, sizeof d, "%s/project", f->home);
+  if (mkdir (d, 0700) < 0)
+    goto fail;
+  for (size_t i = 0; subdirs != NULL && subdirs[i] != NULL; i++)
+    {
+      snprintf (d, sizeof d, "%s/%s", f->home, subdirs[i]);
+      if (mkdir (d, 0700) < 0)
+        goto fail;
+    }
+  f->id = unit_identity (f->home, shell);
+  if (f->id == NULL || bwsh_policy_new_defaults (&f->pol) < 0)
+    goto fail;
+  return f;
+fail:
+  unit_plan_fx_free (f);
+  return NULL;
+}
+
+int
+unit_plan_fx_free (UnitPlanFx *f)
+{
+  int r = 0;
+
+  if (f == NULL)
+    return 0;
+  if (f->home[0] != '\0')
+    r = unit_rm_rf (f->home);
+  if (r == 0 && f->outside[0] != '\0')
+    r = unit_rm_rf (f->outside);
+  bwsh_identity_free (f->id);
+  bwsh_policy_free (f->pol);
+  free (f);
+  return r == 0 ? 0 : -1;
+}
+
+char *
+unit_plan_fx_subst (const UnitPlanFx *f, const char *tmpl)
+{
+  size_t cap = strlen (tmpl) * (strlen (f->home) + strlen (f->outside) + 1) + 1;
+  char *out = malloc (cap), *o = out;
+
+  if (out == NULL)
+    return NULL;
+  for (const char *p = tmpl; *p != '\0'; p++)
+    {
+      if (p[0] == '@' && (p[1] == 'H' || p[1] == 'O'))
+        {
+          const char *v = p[1] == 'H' ? f->home : f->outside;
+          memcpy (o, v, strlen (v));
+          o += strlen (v);
+          p++;
+        }
+      else
+        *o++ = *p;
+    }
+  *o = '\0';
+  return out;
+}

@@ -9,6 +9,18 @@
  *
  * Every error before the exec of bwrap ends here with one "bwsh: ..." line
  * and a non-zero exit.  There is no path to an unsandboxed shell.
+ *
+ * Exit statuses (bwsh(1), EXIT STATUS) come from sysexits.h, so that
+ * monitoring can tell them from a command's usual 1, from the shell's 126
+ * and 127, from a signal (128+N: a refusal once read as an OOM kill, 137)
+ * and from ssh's 255 and sshd's 254:
+ *   69 EX_UNAVAILABLE  the sandbox cannot start on this host (bwrap, pasta,
+ *                      /dev/net/tun: BWSH_ERROR_NETWORK, #27)
+ *   71 EX_OSERR        the system failed (identity, home, project directory,
+ *                      privileges, memory)
+ *   77 EX_NOPERM       the policy refuses the session
+ *   78 EX_CONFIG       the policy or the user's overlay cannot be used
+ *    2                 a usage error, as sh
  */
 #include "config.h"
 
@@ -18,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -26,20 +39,13 @@
 
 extern char **environ;
 
-/* The session's private network cannot start on this host: no pasta, or a
- * tun node the user cannot open (#27).  sysexits.h's EX_UNAVAILABLE; other
- * refusals exit 1.  Documented in bwsh(1), EXIT STATUS. */
-#define BWSH_EXIT_NETWORK 69
-
-static int refusal_status = EXIT_FAILURE;
-
 static const char *user_name = "?";
 static const BwshIdentity *user_id;
 
-static void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
+static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
 static void
-die (const char *fmt, ...)
+die (int status, const char *fmt, ...)
 {
   _cleanup_free_ char *msg = NULL;
   va_list ap;
@@ -50,7 +56,31 @@ die (const char *fmt, ...)
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory");
-  exit (refusal_status);
+  exit (status);
+}
+
+/* The one mapping from a failed step to an exit status (see the top). */
+static int
+exit_status (const BwshError *err)
+{
+  if (err->errnum == ENOMEM)
+    return EX_OSERR;
+  switch (err->code)
+    {
+    case BWSH_ERROR_POLICY:
+    case BWSH_ERROR_USER_CONFIG:
+      return EX_CONFIG;
+    case BWSH_ERROR_SERVICE:
+    case BWSH_ERROR_SHELL:
+    case BWSH_ERROR_PLAN:
+    case BWSH_ERROR_RESOLVE:
+      return EX_NOPERM;
+    case BWSH_ERROR_NETWORK:
+    case BWSH_ERROR_LAUNCH:
+      return EX_UNAVAILABLE;
+    default:
+      return EX_OSERR;
+    }
 }
 
 static void die_error (const BwshError *err) __attribute__ ((noreturn));
@@ -61,9 +91,7 @@ die_error (const BwshError *err)
 {
   _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
-  if (err->code == BWSH_ERROR_NETWORK)
-    refusal_status = BWSH_EXIT_NETWORK;
-  die ("%s", msg != NULL ? msg : "out of memory");
+  die (msg != NULL ? exit_status (err) : EX_OSERR, "%s", msg != NULL ? msg : "out of memory");
 }
 
 static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
@@ -145,7 +173,7 @@ main (int argc, char **argv)
     }
 
   if (getuid () != geteuid () || getgid () != getegid ())
-    die ("must not run setuid or setgid");
+    die (EX_CONFIG, "must not run setuid or setgid");
 
   BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ };
   r = bwsh_session_prepare (&req, &s, &err);

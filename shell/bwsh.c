@@ -103,6 +103,29 @@ usage_error (const char *what, const char *arg)
   exit (2);
 }
 
+/* scp, sftp, rsync and git run one protocol command per transfer; the
+ * overlay's warnings would repeat on the client's stderr at each of them.
+ * They reach the user at a login, on an ssh command and in bwshctl check. */
+static bool
+file_transfer (const BwshCommand *cmd)
+{
+  static const char *const protocols[] = { "scp ", "rsync --server", "git-upload-pack", "git-receive-pack",
+                                           "git-upload-archive", "internal-sftp" };
+  const char *c = cmd->command, *base;
+
+  if (!cmd->has_command || cmd->login || c == NULL)
+    return false;
+  c += strspn (c, " \t");
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (protocols); i++)
+    if (strncmp (c, protocols[i], strlen (protocols[i])) == 0)
+      return true;
+  /* The sftp subsystem: sshd runs "SHELL -c /usr/lib/openssh/sftp-server". */
+  base = strrchr (c, '/');
+  base = base != NULL ? base + 1 : c;
+  return strncmp (base, "sftp-server", strlen ("sftp-server")) == 0
+         && (base[11] == '\0' || base[11] == ' ');
+}
+
 static void
 print_warnings (const BwshDiag *d)
 {
@@ -182,7 +205,7 @@ main (int argc, char **argv)
       user_name = s->id->name;
       user_id = s->id;
     }
-  if (s != NULL)
+  if (s != NULL && !file_transfer (&cmd))
     {
       print_warnings (&s->diag);
       if (s->plan != NULL)

@@ -14,13 +14,8 @@ ssh_prepare
 BWSHCTL=$IT_PREFIX/bin/bwshctl
 LOCKS=$IT_PREFIX/var/lib/bwsh/locks
 it_defer rm -f "$LOCKS/user:$IT_USER"
+cp "$SSH_POLICY" "$IT_TMP/policy.base"
 ssh_start main "snippet" "PrintMotd no" "PrintLastLog yes"
-# The sessions that must start need the private network, hence a tun node
-# the user may open (issue 27: hosts without udev have it 0600): one of mode
-# 0666 over /dev/net/tun, in sshd's mount namespace only.
-mkdir "$IT_TMP/tun"
-ssh_in_ns sh -c 'mount -t tmpfs -o mode=0755 tmpfs "$1" && mknod -m 0666 "$1/tun" c 10 200 \
-  && mount --bind "$1/tun" /dev/net/tun' sh "$IT_TMP/tun" || it_fail "cannot provide a tun node"
 echo "bwsh-test-motd-$$" >"$IT_TMP/motd"
 ssh_in_ns mount --bind "$IT_TMP/motd" /etc/motd 2>/dev/null || true
 CL=(-F "$SSH_CFG" -o LogLevel=INFO)
@@ -91,3 +86,23 @@ client sftp "${CL[@]}" -b "$IT_TMP/batch" t
 assert_refused_on_stderr "bwsh: $IT_USER has 1 sessions open, at most 1 are allowed (max_sessions)"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null || true
+
+# Overlay warnings (#25 item 10): at a login and on an ssh command, not
+# repeated on the client's stderr at every scp, sftp and rsync.
+it_check "an overlay warning: on an ssh command, not on scp, sftp or rsync"
+cat "$IT_TMP/policy.base" >"$SSH_POLICY"
+it_user_config '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/sys"]}}}'
+client ssh "${CL[@]}" t 'echo inside'
+it_assert_rc 0
+it_assert_err_has "bwsh: warning: "
+client scp "${CL[@]}" "$IT_TMP/f.txt" t:project/
+it_assert_rc 0
+it_assert_err_lacks "bwsh: warning"
+client sftp "${CL[@]}" -b "$IT_TMP/batch" t
+it_assert_rc 0
+it_assert_err_lacks "bwsh: warning"
+if command -v rsync >/dev/null; then
+  client rsync -e "ssh ${CL[*]}" "$IT_TMP/f.txt" t:project/g.txt
+  it_assert_rc 0
+  it_assert_err_lacks "bwsh: warning"
+fi

@@ -117,16 +117,6 @@ core_error_to_pam (const Ctx *c, int r)
     }
 }
 
-/* A message may carry a path the user chose: no control character of it
- * reaches a terminal or a log line. */
-static void
-neutralize_controls (char *s)
-{
-  for (; *s != '\0'; s++)
-    if ((unsigned char) *s < 0x20 || (unsigned char) *s == 0x7f)
-      *s = '?';
-}
-
 static const char *
 or_dash (const char *s)
 {
@@ -193,21 +183,23 @@ static int refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *er
 static int
 refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const char *fmt, ...)
 {
-  _cleanup_free_ char *what = NULL, *detail = NULL, *reason = NULL;
+  _cleanup_free_ char *raw_what = NULL, *raw_detail = NULL, *what = NULL, *detail = NULL, *reason = NULL;
   va_list ap;
   int k;
 
   va_start (ap, fmt);
-  k = vasprintf (&what, fmt, ap);
+  k = vasprintf (&raw_what, fmt, ap);
   va_end (ap);
   if (k < 0)
-    what = NULL;
+    raw_what = NULL;
   if (err != NULL && (err->code != BWSH_ERROR_NONE || err->message[0] != '\0'))
-    detail = bwsh_error_to_string (err);
-  if (what != NULL)
-    neutralize_controls (what);
-  if (detail != NULL)
-    neutralize_controls (detail);
+    raw_detail = bwsh_error_to_string (err);
+  /* A message may carry a path the user chose: what a terminal or a log
+   * reader acts on is escaped, as everywhere else. */
+  if (raw_what != NULL)
+    what = bwsh_escape_message (raw_what);
+  if (raw_detail != NULL)
+    detail = bwsh_escape_message (raw_detail);
   /* Out of memory on the way here: still one complete line. */
   const char *w = what != NULL && what[0] != '\0' ? what : NULL;
   const char *d = detail != NULL ? detail : (err != NULL || r == -ENOMEM) ? "out of memory" : NULL;
@@ -321,9 +313,11 @@ scrub_environment (const Ctx *c)
 static void
 log_warnings (const Ctx *c, const BwshDiag *d)
 {
+  /* The same text bwsh prints, quotes and all (escaped only where a
+   * terminal or a log reader would act on a byte). */
   for (size_t i = 0; i < d->n; i++)
     {
-      _cleanup_free_ char *e = bwsh_escape (d->lines[i], strlen (d->lines[i]));
+      _cleanup_free_ char *e = bwsh_escape_message (d->lines[i]);
       pam_syslog (c->pamh, LOG_WARNING, "%s: %s", or_dash (c->user), e != NULL ? e : "?");
     }
 }

@@ -117,16 +117,6 @@ core_error_to_pam (const Ctx *c, int r)
     }
 }
 
-/* A message may carry a path the user chose: no control character of it
- * reaches a terminal or a log line. */
-static void
-neutralize_controls (char *s)
-{
-  for (; *s != '\0'; s++)
-    if ((unsigned char) *s < 0x20 || (unsigned char) *s == 0x7f)
-      *s = '?';
-}
-
 static const char *
 or_dash (const char *s)
 {
@@ -193,21 +183,23 @@ static int refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *er
 static int
 refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const char *fmt, ...)
 {
-  _cleanup_free_ char *what = NULL, *detail = NULL, *reason = NULL;
+  _cleanup_free_ char *raw_what = NULL, *raw_detail = NULL, *what = NULL, *detail = NULL, *reason = NULL;
   va_list ap;
   int k;
 
   va_start (ap, fmt);
-  k = vasprintf (&what, fmt, ap);
+  k = vasprintf (&raw_what, fmt, ap);
   va_end (ap);
   if (k < 0)
-    what = NULL;
+    raw_what = NULL;
   if (err != NULL && (err->code != BWSH_ERROR_NONE || err->message[0] != '\0'))
-    detail = bwsh_error_to_string (err);
-  if (what != NULL)
-    neutralize_controls (what);
-  if (detail != NULL)
-    neutralize_controls (detail);
+    raw_detail = bwsh_error_to_string (err);
+  /* A message may carry a path the user chose: what a terminal or a log
+   * reader acts on is escaped, as everywhere else. */
+  if (raw_what != NULL)
+    what = bwsh_escape_message (raw_what);
+  if (raw_detail != NULL)
+    detail = bwsh_escape_message (raw_detail);
   /* Out of memory on the way here: still one complete line. */
   const char *w = what != NULL && what[0] != '\0' ? what : NULL;
   const char *d = detail != NULL ? detail : (err != NULL || r == -ENOMEM) ? "out of memory" : NULL;
@@ -321,9 +313,11 @@ scrub_environment (const Ctx *c)
 static void
 log_warnings (const Ctx *c, const BwshDiag *d)
 {
+  /* The same text bwsh prints, quotes and all (escaped only where a
+   * terminal or a log reader would act on a byte). */
   for (size_t i = 0; i < d->n; i++)
     {
-      _cleanup_free_ char *e = bwsh_escape (d->lines[i], strlen (d->lines[i]));
+      _cleanup_free_ char *e = bwsh_escape_message (d->lines[i]);
       pam_syslog (c->pamh, LOG_WARNING, "%s: %s", or_dash (c->user), e != NULL ? e : "?");
     }
 }
@@ -479,6 +473,53 @@ regain_privileges (void *userdata, BwshError *err)
   return 0;
 }
 
+/* Both stages: the user, the environment as it stands, and core's one
+ * bwsh_session_prepare() in @mode, reading the user's files as the user.
+ * PAM_SUCCESS with *ret set, or the refusal's PAM code. */
+static int
+prepare (Ctx *c, BwshSessionMode mode, BwshSession **ret)
+{
+  _cleanup_ (strv_freep) char **envp = NULL;
+  PAM_MODUTIL_DEF_PRIVS (privs);
+  BwshError err = { 0 };
+  Privs pv = { .pamh = c->pamh, .privs = &privs, .user = c->user };
+  BwshSessionRequest req = {
+    .mode = mode,
+    .pam = true,
+    .bwsh_binary = BWSH_BINARY,
+    .become_user = drop_privileges,
+    .become_caller = regain_privileges,
+    .userdata = &pv,
+  };
+  int r;
+
+  if (c->user == NULL || c->user[0] == '\0')
+    return refuse (c, -EINVAL, NULL, "no user name for the session");
+  /* The caller's environment as it stands; what the scrub removes later is
+   * never on the plan's allow-list. */
+  envp = pam_getenvlist (c->pamh);
+  if (envp == NULL)
+    return refuse (c, -ENOMEM, NULL, "cannot read the session environment");
+  req.user = c->user;
+  req.service = c->service;
+  req.policy_path = c->opt.policy_path;
+  req.envp = envp;
+
+  r = bwsh_session_prepare (&req, ret, &err);
+  if (*ret != NULL && (*ret)->id != NULL)
+    c->uid = (*ret)->id->uid;
+  /* Once per login: the session stage logs the warnings. */
+  if (*ret != NULL && !c->account)
+    {
+      log_warnings (c, &(*ret)->diag);
+      if ((*ret)->plan != NULL)
+        log_warnings (c, &(*ret)->plan->diag);
+    }
+  if (r < 0)
+    return refuse_error (c, r, &err);
+  return PAM_SUCCESS;
+}
+
 /* Admission where the client still hears the reason (see the top of the
  * file): everything the session stage would refuse before it registers,
  * decided by the same core call in CHECK mode, which creates nothing. */
@@ -486,41 +527,16 @@ BWSH_EXPORT int
 pam_sm_acct_mgmt (pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
-  _cleanup_ (strv_freep) char **envp = NULL;
-  PAM_MODUTIL_DEF_PRIVS (privs);
-  BwshError err = { 0 };
-  Privs pv = { .pamh = pamh, .privs = &privs };
-  BwshSessionRequest req = {
-    .mode = BWSH_SESSION_CHECK,
-    .pam = true,
-    .bwsh_binary = BWSH_BINARY,
-    .become_user = drop_privileges,
-    .become_caller = regain_privileges,
-    .userdata = &pv,
-  };
   Ctx c;
-  int r, ret;
+  int ret;
 
   ret = ctx_init (&c, pamh, flags, argc, argv);
   if (ret != PAM_SUCCESS)
     return ret;
   c.account = true;
-  if (c.user == NULL || c.user[0] == '\0')
-    return refuse (&c, -EINVAL, NULL, "no user name for the session");
-  pv.user = c.user;
-  envp = pam_getenvlist (pamh);
-  if (envp == NULL)
-    return refuse (&c, -ENOMEM, NULL, "cannot read the session environment");
-  req.user = c.user;
-  req.service = c.service;
-  req.policy_path = c.opt.policy_path;
-  req.envp = envp;
-
-  r = bwsh_session_prepare (&req, &s, &err);
-  if (s != NULL && s->id != NULL)
-    c.uid = s->id->uid;
-  if (r < 0)
-    return refuse_error (&c, r, &err);
+  ret = prepare (&c, BWSH_SESSION_CHECK, &s);
+  if (ret != PAM_SUCCESS)
+    return ret;
   if (!s->is_subject)
     return PAM_IGNORE;
   ret = check_lock (&c, s->id);
@@ -535,20 +551,9 @@ BWSH_EXPORT int
 pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
 {
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
-  _cleanup_ (strv_freep) char **envp = NULL;
   _cleanup_ (recordp_free) SessionRecord *rec = NULL;
-  PAM_MODUTIL_DEF_PRIVS (privs);
   BwshError err = { 0 };
   char env_plan[sizeof "BWSH_PLAN=" + 64];
-  Privs pv = { .pamh = pamh, .privs = &privs };
-  BwshSessionRequest req = {
-    .mode = BWSH_SESSION_RUN,
-    .pam = true,
-    .bwsh_binary = BWSH_BINARY,
-    .become_user = drop_privileges,
-    .become_caller = regain_privileges,
-    .userdata = &pv,
-  };
   BwshEvent ev_open = BWSH_EVENT_INIT (BWSH_EVENT_ALLOWED);
   const char *policy_path;
   Ctx c;
@@ -557,31 +562,9 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   ret = ctx_init (&c, pamh, flags, argc, argv);
   if (ret != PAM_SUCCESS)
     return ret;
-  if (c.user == NULL || c.user[0] == '\0')
-    return refuse (&c, -EINVAL, NULL, "no user name for the session");
-  pv.user = c.user;
-
-  /* The caller's environment as it stands; what the scrub below removes is
-   * never on the plan's allow-list. */
-  envp = pam_getenvlist (pamh);
-  if (envp == NULL)
-    return refuse (&c, -ENOMEM, NULL, "cannot read the session environment");
-  req.user = c.user;
-  req.service = c.service;
-  req.policy_path = c.opt.policy_path;
-  req.envp = envp;
-
-  r = bwsh_session_prepare (&req, &s, &err);
-  if (s != NULL && s->id != NULL)
-    c.uid = s->id->uid;
-  if (s != NULL)
-    {
-      log_warnings (&c, &s->diag);
-      if (s->plan != NULL)
-        log_warnings (&c, &s->plan->diag);
-    }
-  if (r < 0)
-    return refuse_error (&c, r, &err);
+  ret = prepare (&c, BWSH_SESSION_RUN, &s);
+  if (ret != PAM_SUCCESS)
+    return ret;
 
   /* PAM_IGNORE, not PAM_SUCCESS: the module vouches for nothing about a
    * user it does not confine.  With "sufficient", "[success=N ...]" or a

@@ -9,6 +9,18 @@
  *
  * Every error before the exec of bwrap ends here with one "bwsh: ..." line
  * and a non-zero exit.  There is no path to an unsandboxed shell.
+ *
+ * Exit statuses (bwsh(1), EXIT STATUS) come from sysexits.h, so that
+ * monitoring can tell them from a command's usual 1, from the shell's 126
+ * and 127, from a signal (128+N: a refusal once read as an OOM kill, 137)
+ * and from ssh's 255 and sshd's 254:
+ *   69 EX_UNAVAILABLE  the sandbox cannot start on this host (bwrap, pasta,
+ *                      /dev/net/tun: BWSH_ERROR_NETWORK, #27)
+ *   71 EX_OSERR        the system failed (identity, home, project directory,
+ *                      privileges, memory)
+ *   77 EX_NOPERM       the policy refuses the session
+ *   78 EX_CONFIG       the policy or the user's overlay cannot be used
+ *    2                 a usage error, as sh
  */
 #include "config.h"
 
@@ -19,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sysexits.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -28,20 +41,13 @@
 
 extern char **environ;
 
-/* The session's private network cannot start on this host: no pasta, or a
- * tun node the user cannot open (#27).  sysexits.h's EX_UNAVAILABLE; other
- * refusals exit 1.  Documented in bwsh(1), EXIT STATUS. */
-#define BWSH_EXIT_NETWORK 69
-
-static int refusal_status = EXIT_FAILURE;
-
 static const char *user_name = "?";
 static const BwshIdentity *user_id;
 
-static void die (const char *fmt, ...) __attribute__ ((noreturn, format (printf, 1, 2)));
+static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
 static void
-die (const char *fmt, ...)
+die (int status, const char *fmt, ...)
 {
   _cleanup_free_ char *msg = NULL;
   va_list ap;
@@ -52,7 +58,31 @@ die (const char *fmt, ...)
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory");
-  exit (refusal_status);
+  exit (status);
+}
+
+/* The one mapping from a failed step to an exit status (see the top). */
+static int
+exit_status (const BwshError *err)
+{
+  if (err->errnum == ENOMEM)
+    return EX_OSERR;
+  switch (err->code)
+    {
+    case BWSH_ERROR_POLICY:
+    case BWSH_ERROR_USER_CONFIG:
+      return EX_CONFIG;
+    case BWSH_ERROR_SERVICE:
+    case BWSH_ERROR_SHELL:
+    case BWSH_ERROR_PLAN:
+    case BWSH_ERROR_RESOLVE:
+      return EX_NOPERM;
+    case BWSH_ERROR_NETWORK:
+    case BWSH_ERROR_LAUNCH:
+      return EX_UNAVAILABLE;
+    default:
+      return EX_OSERR;
+    }
 }
 
 static void die_error (const BwshError *err) __attribute__ ((noreturn));
@@ -63,9 +93,7 @@ die_error (const BwshError *err)
 {
   _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
-  if (err->code == BWSH_ERROR_NETWORK)
-    refusal_status = BWSH_EXIT_NETWORK;
-  die ("%s", msg != NULL ? msg : "out of memory");
+  die (msg != NULL ? exit_status (err) : EX_OSERR, "%s", msg != NULL ? msg : "out of memory");
 }
 
 static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
@@ -75,6 +103,29 @@ usage_error (const char *what, const char *arg)
 {
   fprintf (stderr, "bwsh: %s: %s\nusage: bwsh [-l] [-c COMMAND [NAME [ARG...]]]\n", arg, what);
   exit (2);
+}
+
+/* scp, sftp, rsync and git run one protocol command per transfer; the
+ * overlay's warnings would repeat on the client's stderr at each of them.
+ * They reach the user at a login, on an ssh command and in bwshctl check. */
+static bool
+file_transfer (const BwshCommand *cmd)
+{
+  static const char *const protocols[] = { "scp ", "rsync --server", "git-upload-pack", "git-receive-pack",
+                                           "git-upload-archive", "internal-sftp" };
+  const char *c = cmd->command, *base;
+
+  if (!cmd->has_command || cmd->login || c == NULL)
+    return false;
+  c += strspn (c, " \t");
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (protocols); i++)
+    if (strncmp (c, protocols[i], strlen (protocols[i])) == 0)
+      return true;
+  /* The sftp subsystem: sshd runs "SHELL -c /usr/lib/openssh/sftp-server". */
+  base = strrchr (c, '/');
+  base = base != NULL ? base + 1 : c;
+  return strncmp (base, "sftp-server", strlen ("sftp-server")) == 0
+         && (base[11] == '\0' || base[11] == ' ');
 }
 
 static void
@@ -156,7 +207,7 @@ main (int argc, char **argv)
     }
 
   if (getuid () != geteuid () || getgid () != getegid ())
-    die ("must not run setuid or setgid");
+    die (EX_CONFIG, "must not run setuid or setgid");
 
   BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ };
   r = bwsh_session_prepare (&req, &s, &err);
@@ -165,7 +216,7 @@ main (int argc, char **argv)
       user_name = s->id->name;
       user_id = s->id;
     }
-  if (s != NULL)
+  if (s != NULL && !file_transfer (&cmd))
     {
       print_warnings (&s->diag);
       if (s->plan != NULL)

@@ -66,6 +66,55 @@ print_diag (const BwshDiag *d, const char *prefix)
     }
 }
 
+/* A policy bind whose source this process cannot see, inside a sandbox:
+ * the sandbox hides it, the login (outside) mounts it, and the user cannot
+ * change a policy line anyway, so it is no warning of theirs. */
+static bool
+hidden_policy_source (const BwshPlan *p, const char *line)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+      _cleanup_free_ char *esc = NULL, *tail = NULL;
+      size_t ll = strlen (line), tl;
+
+      if (m->from.origin != BWSH_ORIGIN_POLICY || m->verdict != BWSH_VERDICT_SKIPPED || m->src == NULL
+          || m->reason == NULL)
+        continue;
+      esc = bwsh_escape (m->src, strlen (m->src));
+      if (esc == NULL || asprintf (&tail, "%s: %s", esc, m->reason) < 0)
+        continue;
+      tl = strlen (tail);
+      if (ll >= tl && strcmp (line + ll - tl, tail) == 0)
+        return true;
+    }
+  return false;
+}
+
+/* The plan's warnings; inside a sandbox, the policy binds it hides are one
+ * note instead (see hidden_policy_source()). */
+static void
+print_plan_diag (const BwshPlan *p, bool inside)
+{
+  size_t hidden = 0;
+
+  for (size_t i = 0; i < p->diag.n; i++)
+    {
+      _cleanup_free_ char *e = NULL;
+
+      if (inside && hidden_policy_source (p, p->diag.lines[i]))
+        {
+          hidden++;
+          continue;
+        }
+      e = bwsh_escape_message (p->diag.lines[i]);
+      fprintf (stderr, "%s\n", e != NULL ? e : "out of memory");
+    }
+  if (hidden > 0)
+    fprintf (stderr, "note: %zu source%s of the policy's binds %s not visible inside this sandbox; the login mounts "
+             "what exists outside\n", hidden, hidden == 1 ? "" : "s", hidden == 1 ? "is" : "are");
+}
+
 enum
 {
   OPT_POLICY,
@@ -254,6 +303,7 @@ cmd_check (int argc, char **argv)
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   const char *policy;
   size_t problems = 0;
+  bool inside;
   int r;
 
   if (parse_options (argc, argv, &o, false) < 0)
@@ -268,7 +318,7 @@ cmd_check (int argc, char **argv)
       fprintf (stderr, "%s: %s\n", o.policy, strerror (errno));
       return 1;
     }
-  (void) bwshctl_enter_inside_trust (stderr);
+  inside = bwshctl_enter_inside_trust (stderr);
 
   r = prepare (&o, BWSH_SESSION_CHECK, &s, &err);
   /* What would fail bwrap after an accepted login, the shell first. */
@@ -285,7 +335,7 @@ cmd_check (int argc, char **argv)
     {
       print_diag (&s->diag, "");
       if (s->plan != NULL)
-        print_diag (&s->plan->diag, "");
+        print_plan_diag (s->plan, inside);
       if (s->plan != NULL && s->user_config_path != NULL)
         bwshctl_print_entries (s->plan, stdout);
     }

@@ -51,7 +51,7 @@ IT_RC=0
 timeout -k 5 60 setpriv --reuid="$IN_UID" --regid="$FLEET_BASE" --clear-groups \
   "$IT_BWSH" -c "touch $MARK; cat /proc/1/comm" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
-it_assert_rc 1
+it_assert_rc 71
 it_assert_eq "" "$IT_OUT" "output"
 it_assert_err_has "bwsh: cannot identify the user: no passwd entry for uid $IN_UID"
 it_assert_absent "$MARK"

@@ -57,7 +57,7 @@ for spec in TERM:32769 TERM:131000 LC_ALL:131000 LANG:65536; do
   var=${spec%%:*} len=${spec#*:}
   it_check "$var of $len bytes: a clear refusal, nothing run"
   h_as_user env "$var=$(long "$len")" "$IT_BWSH" -c 'echo RAN'
-  it_assert_rc 1
+  it_assert_rc 77
   it_assert_eq "bwsh: cannot build the sandbox: environment variable $var is longer than 32768 bytes" "$IT_ERR" "stderr"
   it_assert_eq "" "$IT_OUT" "stdout"
 done

@@ -339,7 +339,7 @@ case_required_mode_refused_without_landlock()
     it_check "mode required, simulated ABI $abi: the session is refused, nothing runs"
     rm -f "$IT_HOME/project/ran"
     ll_abi "$abi" it_bwsh -c 'touch ~/project/ran; echo RAN'
-    it_assert_rc 1
+    it_assert_rc 69
     if [ "$abi" = 0 ]; then
       it_assert_eq "bwsh: cannot start the sandbox: landlock: the policy requires scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6), but Landlock is not available in this kernel" \
         "$IT_ERR" "the refusal"
@@ -354,7 +354,7 @@ case_required_mode_refused_without_landlock()
   it_check "mode required, tcp_connect without scopes, simulated ABI 3: refused, naming tcp_connect and ABI 3"
   ll_policy 'mode = "required"; scope_abstract_unix = false; scope_signal = false; tcp_connect = [ 22 ];'
   ll_abi 3 it_bwsh -c 'touch ~/project/ran; echo RAN'
-  it_assert_rc 1
+  it_assert_rc 69
   it_assert_eq "bwsh: cannot start the sandbox: landlock: the policy requires tcp_connect (needs ABI 4), but the kernel only has Landlock ABI 3" \
     "$IT_ERR" "the refusal"
   it_assert_out_lacks RAN
@@ -483,7 +483,7 @@ case_abi_knob_absent_from_installed_build()
   ll_policy 'mode = "required";'
   rm -f "$IT_HOME/project/ran"
   ll_abi 0 it_bwsh -c 'touch ~/project/ran'
-  it_assert_rc 1
+  it_assert_rc 69
   it_assert_err_has "but Landlock is not available in this kernel"
   it_assert_absent "$IT_HOME/project/ran"
 }

@@ -275,7 +275,7 @@ case_shared_refused_without_landlock_scope_unless_best_effort_written()
   it_check "shared on a kernel without the scopes (simulated ABI 5): refused, nothing runs"
   nt_mode shared
   BWSH_TEST_LANDLOCK_ABI=5 it_bwsh -c 'touch ~/project/ran'
-  it_assert_rc 1
+  it_assert_rc 69
   it_assert_eq "bwsh: cannot start the sandbox: landlock: network = \"shared\" requires scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6), but the kernel only has Landlock ABI 5; use network = \"private\", or write landlock.mode = \"best_effort\" in the policy to accept the shared network without it" \
     "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
   it_assert_absent "$IT_HOME/project/ran"

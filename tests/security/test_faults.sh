@@ -23,15 +23,16 @@ fault_setup()
   fi
 }
 
-# refused MESSAGE: the session ended with this one-line refusal: "bwsh: "
+# refused MESSAGE STATUS: the session ended with exit STATUS (bwsh(1), EXIT
+# STATUS) and this one-line refusal: "bwsh: "
 # and the core's exact error MESSAGE, optionally with the front end's
 # "what failed: " in between (shell/bwsh.c words that part; the core the
 # rest).
 refused()
 {
-  local want=$1 line ok=0 mid
-  it_check "refused with: bwsh: ...$want"
-  it_assert_rc 1
+  local want=$1 status=$2 line ok=0 mid
+  it_check "refused with: bwsh: ...$want, status $status"
+  it_assert_rc "$status"
   while IFS= read -r line; do
     case $line in "bwsh: "*"$want") ;; *) continue ;; esac
     mid=${line#bwsh: }
@@ -67,14 +68,14 @@ case_bwrap_missing_refused()
 {
   fault_setup
   sec_run_ns "$(hide_bwrap_snippet)" "$CMD"
-  refused "cannot execute $BWRAP: No such file or directory"
+  refused "cannot execute $BWRAP: No such file or directory" 69
 }
 
 case_bwrap_not_executable_refused()
 {
   fault_setup
   sec_run_ns "mount --bind /dev/null $BWRAP" "$CMD"
-  refused "cannot execute $BWRAP: Permission denied"
+  refused "cannot execute $BWRAP: Permission denied" 69
 }
 
 case_bwrap_failing_gives_no_shell()
@@ -100,7 +101,7 @@ case_policy_unreadable_refused()
   chmod 0000 "$policy"
   fault_setup
   sec_run_ns "$(sec_bind_policy "$policy")" "$CMD"
-  refused "$SEC_POLICY: cannot open: Permission denied"
+  refused "$SEC_POLICY: cannot open: Permission denied" 78
 }
 
 case_policy_not_root_owned_refused()
@@ -110,13 +111,13 @@ case_policy_not_root_owned_refused()
   chown "$IT_USER:" "$policy"
   fault_setup
   sec_run_ns "$(sec_bind_policy "$policy")" "$CMD"
-  refused "$SEC_POLICY: is owned by uid $IT_UID, not by root (refused)"
+  refused "$SEC_POLICY: is owned by uid $IT_UID, not by root (refused)" 78
 
   it_check "a group-writable root-owned policy is refused too"
   chown root: "$policy"
   chmod 0664 "$policy"
   sec_run_ns "$(sec_bind_policy "$policy")" "$CMD"
-  refused "$SEC_POLICY: is group- or world-writable (mode 0664, refused)"
+  refused "$SEC_POLICY: is group- or world-writable (mode 0664, refused)" 78
 }
 
 case_home_missing_refused()
@@ -125,7 +126,7 @@ case_home_missing_refused()
   rm -rf "${IT_HOME:?}"
   KEEP_EXPECTED=0
   it_run "$CMD"
-  refused "home directory $IT_HOME does not exist"
+  refused "home directory $IT_HOME does not exist" 71
   it_assert_absent "$IT_HOME"
 }
 
@@ -136,7 +137,7 @@ case_project_dir_is_a_file_refused()
   KEEP_EXPECTED=0
   fault_setup
   it_run "$CMD"
-  refused "cannot create $IT_HOME/project: an element is not a directory"
+  refused "cannot create $IT_HOME/project: an element is not a directory" 71
   it_assert_eq precious "$(cat "$IT_HOME/project")" "the file at ~/project"
 }
 
@@ -147,7 +148,7 @@ case_home_not_writable_refused()
   KEEP_EXPECTED=0
   fault_setup
   it_run "$CMD"
-  refused "cannot create $IT_HOME/project: Permission denied"
+  refused "cannot create $IT_HOME/project: Permission denied" 71
   it_assert_absent "$IT_HOME/project"
 }
 

@@ -6,21 +6,18 @@
 # sends what the account stage says as a banner), nothing on stdout, no
 # motd, no "Last login"; and sftp does not read it as a protocol message
 # ("Received message too long 1651995496", the bytes "bwsh").  The same
-# for max_sessions.  The clients run with their default LogLevel (INFO):
-# -q or LogLevel ERROR hides banners, and so the reason, as for any banner.
+# for max_sessions, a strict policy's refusal and a policy that cannot be
+# used; ssh exits 255, as for any refused login (bwsh(1), EXIT STATUS).
+# The clients run with their default LogLevel (INFO): -q or LogLevel ERROR
+# hides banners, and so the reason, as for any banner.
 # shellcheck disable=SC1091
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 BWSHCTL=$IT_PREFIX/bin/bwshctl
 LOCKS=$IT_PREFIX/var/lib/bwsh/locks
 it_defer rm -f "$LOCKS/user:$IT_USER"
+cp "$SSH_POLICY" "$IT_TMP/policy.base"
 ssh_start main "snippet" "PrintMotd no" "PrintLastLog yes"
-# The sessions that must start need the private network, hence a tun node
-# the user may open (issue 27: hosts without udev have it 0600): one of mode
-# 0666 over /dev/net/tun, in sshd's mount namespace only.
-mkdir "$IT_TMP/tun"
-ssh_in_ns sh -c 'mount -t tmpfs -o mode=0755 tmpfs "$1" && mknod -m 0666 "$1/tun" c 10 200 \
-  && mount --bind "$1/tun" /dev/net/tun' sh "$IT_TMP/tun" || it_fail "cannot provide a tun node"
 echo "bwsh-test-motd-$$" >"$IT_TMP/motd"
 ssh_in_ns mount --bind "$IT_TMP/motd" /etc/motd 2>/dev/null || true
 CL=(-F "$SSH_CFG" -o LogLevel=INFO)
@@ -91,3 +88,38 @@ client sftp "${CL[@]}" -b "$IT_TMP/batch" t
 assert_refused_on_stderr "bwsh: $IT_USER has 1 sessions open, at most 1 are allowed (max_sessions)"
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null || true
+
+it_check "a strict policy's refusal: on stderr, exit 255, nothing run"
+{ cat "$IT_TMP/policy.base"; printf 'strict = true;\n'; } >"$SSH_POLICY"
+it_user_config '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/proc/1"]}}}'
+client ssh "${CL[@]}" t 'echo inside'
+it_assert_rc 255
+it_assert_out_lacks inside
+assert_refused_on_stderr "strict policy: 1 configuration entry was refused"
+grep -q '^bwsh: .*strict policy: 1 configuration entry was refused$' <<<"$IT_ERR" || it_fail "not one bwsh: line"
+
+it_check "a policy that cannot be used: on stderr, exit 255"
+printf 'max_sessions = ;\n' >"$SSH_POLICY"
+client sftp "${CL[@]}" -b "$IT_TMP/batch" t
+assert_refused_on_stderr "bwsh: the sandbox policy cannot be used: $SSH_POLICY:1: "
+rm -f "$IT_HOME/.config/bwsh/config.json"
+
+# Overlay warnings (#25 item 10): at a login and on an ssh command, not
+# repeated on the client's stderr at every scp, sftp and rsync.
+it_check "an overlay warning: on an ssh command, not on scp, sftp or rsync"
+cat "$IT_TMP/policy.base" >"$SSH_POLICY"
+it_user_config '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/sys"]}}}'
+client ssh "${CL[@]}" t 'echo inside'
+it_assert_rc 0
+it_assert_err_has "bwsh: warning: "
+client scp "${CL[@]}" "$IT_TMP/f.txt" t:project/
+it_assert_rc 0
+it_assert_err_lacks "bwsh: warning"
+client sftp "${CL[@]}" -b "$IT_TMP/batch" t
+it_assert_rc 0
+it_assert_err_lacks "bwsh: warning"
+if command -v rsync >/dev/null; then
+  client rsync -e "ssh ${CL[*]}" "$IT_TMP/f.txt" t:project/g.txt
+  it_assert_rc 0
+  it_assert_err_lacks "bwsh: warning"
+fi

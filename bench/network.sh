@@ -13,40 +13,10 @@ rounds=${1:-40}
 [ "$(id -u)" = 0 ] || { echo "bench/network.sh: run as root (it creates three users)" >&2; exit 1; }
 out=$(mktemp -d /tmp/bwsh-netbench.XXXXXX)
 chmod 755 "$out"
-users=""
-cleanup()
-{
-  for u in $users; do
-    pkill -KILL -u "$u" 2>/dev/null || true
-    userdel "$u" 2>/dev/null || true
-  done
-  rm -rf "$out"
-}
-trap cleanup EXIT INT TERM
-
-cmake -S "$top" -B "$out/build" -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DBWSH_BENCH=OFF \
-  -DCMAKE_INSTALL_PREFIX="$out/stage" >/dev/null
-cmake --build "$out/build" -j2 --target bwsh >/dev/null
-bwsh=$out/build/shell/bwsh
-chmod -R a+rX "$out/build"
-
-mkdir -p "$out/stage/etc/bwsh"
-policy=$out/stage/etc/bwsh/bwsh.conf
-echo 'match = (' >"$policy"
-sep=""
-for mode in private none shared; do
-  u=bwsh-nb-$mode-$$
-  u=$(printf '%.32s' "$u")
-  useradd -M -d "$out/home-$mode" -s "$bwsh" "$u"
-  users="$users $u"
-  install -d -o "$u" -g "$(id -g "$u")" -m 0755 "$out/home-$mode"
-  printf '%s  { user = "%s"; network = "%s"; }\n' "$sep" "$u" "$mode" >>"$policy"
-  sep=","
-  eval "user_$mode=$u"
-done
-echo ');' >>"$policy"
-chmod 0644 "$policy"
-chmod -R go-w "$out/stage"
+# shellcheck source=bench/netlib.sh
+. "$top/bench/netlib.sh"
+trap bench_net_cleanup EXIT INT TERM
+bench_net_setup private none shared
 
 # shellcheck disable=SC2154 # set by the eval above
 python3 - "$out" "$bwsh" "$user_private" "$user_none" "$user_shared" <<'PY'

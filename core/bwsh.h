@@ -67,6 +67,11 @@ int bwsh_error_step (BwshError *err, BwshErrorCode code, int r);
 /* The step's words ("the sandbox policy cannot be used"), or NULL for NONE. */
 const char *bwsh_error_code_to_string (BwshErrorCode code);
 
+/* A plain decimal in [@min, @max]: digits only (no blanks, no sign, which
+ * strtol() would take), nothing after them.  0 or -EINVAL; @ret untouched
+ * on failure. */
+int bwsh_parse_decimal (const char *s, long min, long max, long *ret);
+
 /* The one formatter: "STEP: FILE:LINE:COL: message", each part only when
  * known, never the file's content.  NULL only when out of memory. */
 char *bwsh_error_to_string (const BwshError *err);

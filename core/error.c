@@ -67,6 +67,22 @@ bwsh_error_code_to_string (BwshErrorCode code)
   return (size_t) code < BWSH_N_ELEMENTS (names) ? names[code] : NULL;
 }
 
+int
+bwsh_parse_decimal (const char *s, long min, long max, long *ret)
+{
+  char *end = NULL;
+  long v;
+
+  if (s == NULL || *s < '0' || *s > '9')
+    return -EINVAL;
+  errno = 0;
+  v = strtol (s, &end, 10);
+  if (errno != 0 || *end != '\0' || v < min || v > max)
+    return -EINVAL;
+  *ret = v;
+  return 0;
+}
+
 char *
 bwsh_source_prefix (const char *file, int line, int column)
 {

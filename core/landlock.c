@@ -101,15 +101,9 @@ kernel_abi (void)
 static int
 parse_port (const char *s, uint64_t *ret_port)
 {
-  char *end = NULL;
   long v;
 
-  /* strtol() would also take leading blanks and a sign. */
-  if (s == NULL || *s < '0' || *s > '9')
-    return -EINVAL;
-  errno = 0;
-  v = strtol (s, &end, 10);
-  if (errno != 0 || *end != '\0' || v < 1 || v > 65535)
+  if (bwsh_parse_decimal (s, 1, 65535, &v) < 0)
     return -EINVAL;
   *ret_port = (uint64_t) v;
   return 0;

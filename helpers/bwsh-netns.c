@@ -499,22 +499,6 @@ close_all_but (int a, int b)
 }
 
 static int
-parse_int (const char *s, long max, long *ret)
-{
-  char *end = NULL;
-  long v;
-
-  if (s == NULL || *s < '0' || *s > '9')
-    return -EINVAL;
-  errno = 0;
-  v = strtol (s, &end, 10);
-  if (errno != 0 || *end != '\0' || v < 0 || v > max)
-    return -EINVAL;
-  *ret = v;
-  return 0;
-}
-
-static int
 usage (void)
 {
   dprintf (STDERR_FILENO, "usage: bwsh-netns --pasta PATH --parent PID --info-fd N --block-fd M\n"
@@ -539,11 +523,11 @@ main (int argc, char **argv)
       if (strcmp (opt, "--pasta") == 0 && val[0] == '/')
         h.pasta_path = val;
       else if (strcmp (opt, "--parent") == 0)
-        r = parse_int (val, INT32_MAX, &parent);
+        r = bwsh_parse_decimal (val, 0, INT32_MAX, &parent);
       else if (strcmp (opt, "--info-fd") == 0)
-        r = parse_int (val, INT_MAX, &info);
+        r = bwsh_parse_decimal (val, 0, INT_MAX, &info);
       else if (strcmp (opt, "--block-fd") == 0)
-        r = parse_int (val, INT_MAX, &block);
+        r = bwsh_parse_decimal (val, 0, INT_MAX, &block);
       else
         r = -EINVAL;
       if (r < 0)

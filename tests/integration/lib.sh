@@ -263,12 +263,15 @@ it_setup()
 # says so; each test then runs in a private mount namespace of its own with
 # a tun node of mode 0666 on a tmpfs over /dev/net.  The host's node stays
 # as it is, and nothing of it outlives the test.
+# sh -c "$IT_TUN_SH" MODE CMD...: CMD with a tun node of MODE on a tmpfs
+# over /dev/net, in the mount namespace it is given.
+# shellcheck disable=SC2016 # expanded by that sh
+IT_TUN_SH='mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m "$0" /dev/net/tun c 10 200 && exec "$@"'
+
 it_tun_premise()
 {
   [ "${IT_TUN_PRIVATE:-0}" = 1 ] && [ -z "${BWSH_IT_TUN_NS:-}" ] || return 0
-  BWSH_IT_TUN_NS=1 exec unshare -m --propagation private -- sh -c \
-    'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m 0666 /dev/net/tun c 10 200 && exec "$@"' \
-    sh bash "$0" "${IT_ARGV[@]}"
+  BWSH_IT_TUN_NS=1 exec unshare -m --propagation private -- sh -c "$IT_TUN_SH" 0666 bash "$0" "${IT_ARGV[@]}"
 }
 
 # it_in_tun MODE CMD...: CMD with a /dev/net/tun of MODE of its own, in a
@@ -277,8 +280,7 @@ it_in_tun()
 {
   local mode=$1
   shift
-  unshare -m --propagation private -- sh -c \
-    'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m "$0" /dev/net/tun c 10 200 && exec "$@"' "$mode" "$@"
+  unshare -m --propagation private -- sh -c "$IT_TUN_SH" "$mode" "$@"
 }
 
 it_skip_unless_bwrap()

@@ -409,6 +409,15 @@ case_helper_and_pasta_leave_nothing_behind()
 
 # #27: a host without udev, where /dev/net/tun is crw------- root (a node of
 # mode 0600 in a private mount namespace here; the host's is not touched).
+# nt_login_in_tun MODE CMD: it_run's login (su), with a tun node of MODE.
+nt_login_in_tun()
+{
+  IT_RC=0
+  it_in_tun "$1" timeout -k 5 60 setsid -w su - "$IT_USER" -c "$2" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+}
+
 case_tun_closed_to_users_refuses_with_fix_and_none_works()
 {
   rm -f "$IT_HOME/project/ran"
@@ -424,10 +433,7 @@ case_tun_closed_to_users_refuses_with_fix_and_none_works()
   nt_line "  fix: chmod 0666 /dev/net/tun and keep that mode at boot (Debian's udev rule sets it; without udev, for example a systemd-tmpfiles line \"z /dev/net/tun 0666 - - -\"), or set network = \"none\" in the policy"
 
   it_check "a login over su: refused with the cause and the fix, exit status 69, nothing runs"
-  IT_RC=0
-  it_in_tun 0600 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
-    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-  it_collect
+  nt_login_in_tun 0600 'touch ~/project/ran'
   it_assert_rc 69
   it_assert_err_has "bwsh: cannot start the sandbox's network: /dev/net/tun: Permission denied (crw------- root): pasta opens it as the user for network = \"private\"; give the node mode 0666 (Debian's udev rule does), or set network = \"none\" in the policy"
   it_assert_err_lacks "Failed to open tun socket"
@@ -436,20 +442,14 @@ case_tun_closed_to_users_refuses_with_fix_and_none_works()
 
   it_check "the same login with network = none: runs"
   nt_mode none
-  IT_RC=0
-  it_in_tun 0600 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
-    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-  it_collect
+  nt_login_in_tun 0600 'touch ~/project/ran'
   it_assert_rc 0
   it_assert_exists "$IT_HOME/project/ran"
 
   it_check "control: a node of mode 0666, network = private: runs"
   rm -f "$IT_HOME/project/ran"
   nt_mode private
-  IT_RC=0
-  it_in_tun 0666 timeout -k 5 60 setsid -w su - "$IT_USER" -c 'touch ~/project/ran' </dev/null \
-    >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-  it_collect
+  nt_login_in_tun 0666 'touch ~/project/ran'
   it_assert_rc 0
   it_assert_exists "$IT_HOME/project/ran"
 }

@@ -9,8 +9,10 @@
 #   test_postinst_tun.sh SOURCE_DIR
 set -u
 src=$1
-[ "$(id -u)" = 0 ] && [ -d /dev/net ] && command -v unshare >/dev/null || {
-  echo "SKIP: needs root, /dev/net and unshare (a private mount namespace)"; exit 77; }
+if [ "$(id -u)" != 0 ] || [ ! -d /dev/net ] || ! command -v unshare >/dev/null; then
+  echo "SKIP: needs root, /dev/net and unshare (a private mount namespace)"
+  exit 77
+fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 mkdir "$tmp/bin"
@@ -22,6 +24,7 @@ fail=0
 # run MODE: the postinst's stderr with a tun node of MODE ("none": no node).
 run()
 {
+  # shellcheck disable=SC2016,SC2069 # expanded by the inner sh; only its stderr is kept
   unshare -m --propagation private -- sh -c '
     mount -t tmpfs -o mode=0755 tmpfs /dev/net || exit 1
     [ "$1" = none ] || mknod -m "$1" /dev/net/tun c 10 200 || exit 1
@@ -31,8 +34,10 @@ run()
 out=$(run 0600)
 grep -qxF 'bwsh: warning: /dev/net/tun is mode 0600, not open to every user: every session with network = "private" (the default) will be refused.' <<<"$out" \
   || { echo "FAIL: mode 0600: no warning naming the node and its mode: $out" >&2; fail=1; }
-grep -qF 'fix: chmod 0666 /dev/net/tun' <<<"$out" && grep -qF 'network = "none"' <<<"$out" \
-  || { echo "FAIL: mode 0600: the warning lacks a fix: $out" >&2; fail=1; }
+if ! grep -qF 'fix: chmod 0666 /dev/net/tun' <<<"$out" || ! grep -qF 'network = "none"' <<<"$out"; then
+  echo "FAIL: mode 0600: the warning lacks a fix: $out" >&2
+  fail=1
+fi
 out=$(run none)
 grep -qF 'bwsh: warning: /dev/net/tun is missing' <<<"$out" || { echo "FAIL: no node: no warning: $out" >&2; fail=1; }
 out=$(run 0666)

@@ -96,6 +96,20 @@ die_error (const BwshError *err)
   die (msg != NULL ? exit_status (err) : EX_OSERR, "%s", msg != NULL ? msg : "out of memory");
 }
 
+static void die_launch (const BwshError *err) __attribute__ ((noreturn));
+
+/* The launch failed (in a guarded launch's child too): the launch names
+ * the network step itself; anything else is the launch's. */
+static void
+die_launch (const BwshError *err)
+{
+  BwshError e = *err;
+
+  bwsh_error_step (&e, e.code == BWSH_ERROR_NETWORK ? BWSH_ERROR_NETWORK : BWSH_ERROR_LAUNCH,
+                   e.errnum != 0 ? -e.errnum : -EIO);
+  die_error (&e);
+}
+
 static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
 
 static void
@@ -239,11 +253,10 @@ main (int argc, char **argv)
             s->id->name, announced, digest);
 
   if (bwsh_plan_guards_setup (s->plan))
-    r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, &err);
+    r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, die_launch, &err);
   else
     r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
-  /* The launch names the network step itself; anything else is the launch's. */
-  bwsh_error_step (&err, err.code == BWSH_ERROR_NETWORK ? BWSH_ERROR_NETWORK : BWSH_ERROR_LAUNCH, r);
-  die_error (&err);
-  return r;
+  if (err.errnum == 0)
+    err.errnum = r < 0 ? -r : EIO;
+  die_launch (&err);
 }

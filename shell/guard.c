@@ -52,12 +52,13 @@ set_handlers (bool waiting)
   sigaction (SIGQUIT, waiting ? &ign : &dfl, NULL);
 }
 
-/* The guarded attempt.  Returns 1 when the sandbox was set up, or bwrap
- * ended with status 0 before it (a stand-in that runs nothing), with
- * bwrap's wait status in *ret_status; 0 when the setup failed; -errno when
- * bwsh itself could not run it. */
+/* The guarded attempt.  Returns 1 when the sandbox was set up, when bwrap
+ * ended with status 0 before it (a stand-in that runs nothing), or when
+ * bwsh's own launch failed in the child ("E": it said why), with the
+ * child's wait status in *ret_status; 0 when bwrap's setup failed; -errno
+ * when bwsh could not run it at all. */
 static int
-attempt (const BwshPlan *p, const BwshCommand *cmd, int *ret_status)
+attempt (const BwshPlan *p, const BwshCommand *cmd, void (*fail) (const BwshError *), int *ret_status)
 {
   int fds[2], status = 0;
   ssize_t n;
@@ -98,7 +99,11 @@ attempt (const BwshPlan *p, const BwshCommand *cmd, int *ret_status)
             }
 #endif
       bwsh_exec_plan (p, cmd, bwsh_bwrap_path (), &err);
-      fprintf (stderr, "bwsh: %s\n", err.message);
+      /* bwsh's own failure (the network, the exec), not bwrap's setup:
+       * no second attempt would fare better.  Say so, then fail as bwsh
+       * fails, with its message and exit status. */
+      (void) !write (BWSH_STARTED_FD, "E", 1);
+      fail (&err);
       _exit (127);
     }
   close (fds[1]);
@@ -157,10 +162,11 @@ drop_user_entries (BwshPlan *p, const char *user)
 }
 
 int
-bwsh_guarded_launch (BwshPlan *p, const BwshCommand *cmd, const char *user, BwshError *err)
+bwsh_guarded_launch (BwshPlan *p, const BwshCommand *cmd, const char *user, void (*fail) (const BwshError *),
+                     BwshError *err)
 {
   int status = 0;
-  int r = attempt (p, cmd, &status);
+  int r = attempt (p, cmd, fail, &status);
 
   if (r < 0)
     return bwsh_error_set (err, r, NULL, 0, 0, "cannot start bwrap: %s", strerror (-r));

@@ -342,11 +342,12 @@ it_bwsh_paused()
   local strace_pid c fd i
   command -v strace >/dev/null || { it_fail "strace is not installed"; exit 1; }
   : >"$IT_TMP/strace" && chown "$IT_USER:" "$IT_TMP/strace"
-  # Not -f: only bwsh is traced, and bwsh becomes bwrap at the delayed
-  # execve.  strace does not count its own start-up exec of bwsh, so
-  # when=1 is the exec of bwrap.
+  # -f: with entries of the user's, bwsh runs bwrap as its child (a
+  # guarded launch, shell/guard.c), and that child's execve is the one to
+  # hold.  strace counts execve per process and not its own start-up exec
+  # of bwsh, so when=1 is the exec of bwrap, in bwsh or in its child.
   setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
-    strace -o "$IT_TMP/strace" -s 4096 -e trace=execve \
+    strace -f -o "$IT_TMP/strace" -s 4096 -e trace=execve \
     -e inject=execve:delay_enter="${IT_PAUSE_US:-3000000}":when=1 \
     "$IT_BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" &
   strace_pid=$!
@@ -355,6 +356,8 @@ it_bwsh_paused()
   IT_PAUSED_PID='' IT_PAUSED_ARGS=''
   for ((i = 0; i < 500; i++)); do
     c=$(pgrep -P "$strace_pid" | head -n1)
+    # The guarded launch's child, when there is one: the held execve is its.
+    [ -z "$c" ] || c=$(pgrep -P "$c" | head -n1 | grep . || echo "$c")
     if [ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$IT_BWSH" ] \
       && grep -q '^State:.*t (tracing stop)' "/proc/$c/status" 2>/dev/null; then
       for fd in /proc/"$c"/fd/*; do

@@ -28,10 +28,11 @@ it_check "the session ran"
 it_assert_rc 0
 it_assert_out_has inner-ran
 
-it_check "bwrap's argv is --args N, --, and the inner command only"
-execline=$(grep '^execve("/usr/bin/bwrap"' "$IT_TMP/strace")
+it_check "bwrap's argv is --args N, --, and the inner command only (behind the guarded launch's stub)"
+# strace -f prefixes each line with the pid.
+execline=$(grep -E '^([0-9]+ +)?execve\("/usr/bin/bwrap"' "$IT_TMP/strace" | sed -E 's/^[0-9]+ +//')
 argsfd=${IT_PAUSED_ARGS##*/}
-it_assert_eq "execve(\"/usr/bin/bwrap\", [\"/usr/bin/bwrap\", \"--args\", \"$argsfd\", \"--\", \"/bin/bash\", \"-c\", \"--\", \"echo inner-ran\"], 0x" \
+it_assert_eq "execve(\"/usr/bin/bwrap\", [\"/usr/bin/bwrap\", \"--args\", \"$argsfd\", \"--\", \"/bin/sh\", \"-c\", \"printf . >&9; exec 9>&-; exec \\\"\$@\\\"\", \"sh\", \"/bin/bash\", \"-c\", \"--\", \"echo inner-ran\"], 0x" \
   "${execline%%0x*}0x" "bwrap execve"
 
 it_check "no host path is bound by name: only --bind-fd and --ro-bind-fd"

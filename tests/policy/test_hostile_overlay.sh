@@ -43,7 +43,7 @@ case $attack in
     # Inside $HOME by name, outside it once resolved.
     user_dir "$IT_TMP/mine"
     ln -s "$IT_TMP/mine" "$H/link" && chown -h "$IT_USER:" "$H/link"
-    POLICY=''
+    POLICY='rw_ceilings = [ "~" ];'
     mounts additionalBinds "[ \"$H/link\" ]"
     CHECK="touch '$IT_TMP/mine/f' 2>/dev/null && echo written || echo not-written"
     EXPECT=not-written
@@ -52,20 +52,22 @@ case $attack in
   rw_bind_destination_outside_rw_ceiling)
     # A writable source in $HOME mounted over a path outside the ceilings.
     user_dir "$H/w"
-    POLICY=''
+    POLICY='rw_ceilings = [ "~" ];'
     it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ { \"src\": \"$H/w\", \"dst\": \"/opt/w\" } ] } } }"
     CHECK='test -e /opt/w && echo mounted || echo absent'
     EXPECT=absent
     WARNING="/opt/w: destination read-write binds are only allowed under the read-write ceilings"
     ;;
   ro_bind_outside_ro_ceiling)
-    user_dir "$IT_TMP/allowed" "$IT_TMP/secret"
-    echo s >"$IT_TMP/secret/f"
-    POLICY="ro_ceilings = [ \"$IT_TMP/allowed\", \"/usr\" ];"
-    mounts additionalROBinds "[ \"$IT_TMP/secret\" ]"
-    CHECK="cat '$IT_TMP/secret/f' 2>/dev/null || echo absent"
+    # Under /srv, which no refused place covers: only the allow-list stops it.
+    srv=$(mktemp -d /srv/bwsh-it-ro.XXXXXX) && chmod 755 "$srv" && it_defer rm -rf "$srv"
+    user_dir "$srv/allowed" "$srv/secret"
+    echo s >"$srv/secret/f"
+    POLICY="ro_ceilings = [ \"$srv/allowed\", \"/usr\" ];"
+    mounts additionalROBinds "[ \"$srv/secret\" ]"
+    CHECK="cat '$srv/secret/f' 2>/dev/null || echo absent"
     EXPECT=absent
-    WARNING="$IT_TMP/secret: read-only binds are only allowed under the policy's read-only ceilings"
+    WARNING="$srv/secret: read-only binds are only allowed under the read-only ceilings (\$HOME, and what the policy's ro_ceilings adds)"
     ;;
   disable_locked_mount)
     echo visible >"$H/readme" && chown "$IT_USER:" "$H/readme"

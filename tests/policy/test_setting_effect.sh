@@ -155,6 +155,8 @@ real-read-only"
     ;;
 
   user_config)
+    # Read-write binds in the home, which the administrator allows here.
+    pol_write 'rw_ceilings = [ "~" ];'
     user_dir "$H/altrw" "$H/defrw" "$H/alt"
     it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/defrw\" ] } } }"
     as_user_file "$H/alt/bwsh.json" "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/altrw\" ] } } }"
@@ -165,7 +167,7 @@ real-read-only"
 alt-read-only"
     it_check 'user_config = "~/alt/bwsh.json": that file is read instead'
     rm -f "$H/defrw/d" "$H/altrw/a"
-    pol_write 'user_config = "~/alt/bwsh.json";'
+    pol_write 'rw_ceilings = [ "~" ]; user_config = "~/alt/bwsh.json";'
     pol_session 'touch "$HOME/defrw/d" || echo def-read-only; touch "$HOME/altrw/a" && echo alt-ok'
     pol_assert_ran
     out_is "def-read-only
@@ -175,6 +177,7 @@ alt-ok"
     ;;
 
   user_overlay)
+    pol_write 'rw_ceilings = [ "~" ];'
     user_dir "$H/rw"
     it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }"
     it_check "shipped (true): the user's additional bind applies"
@@ -184,7 +187,7 @@ alt-ok"
     it_assert_exists "$H/rw/f"
     it_check "user_overlay = false: the user's file is not read at all"
     rm -f "$H/rw/f"
-    pol_write 'user_overlay = false;'
+    pol_write 'rw_ceilings = [ "~" ]; user_overlay = false;'
     pol_session 'touch "$HOME/rw/f" || echo rw-read-only'
     pol_assert_ran
     out_is "rw-read-only"
@@ -279,17 +282,19 @@ host-node"
     ;;
 
   rw_ceilings)
-    user_dir "$IT_TMP/shared" "$H/only" "$H/other"
-    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$IT_TMP/shared\", \"$H/only\", \"$H/other\" ] } } }"
-    it_check "shipped ([ \"~\" ]): a bind outside \$HOME is refused, inside it accepted"
-    pol_session 'touch "$HOME/only/f" "$HOME/other/f" && echo home-ok; touch '"'$IT_TMP/shared/f'"' || echo shared-refused'
+    user_dir "$IT_TMP/shared" "$H/only" "$H/other" "$H/project" "$H/project/in"
+    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$IT_TMP/shared\", \"$H/only\", \"$H/other\", \"$H/project/in\" ] } } }"
+    it_check "shipped ([ ]): only a bind in the project directory is accepted, in \$HOME or outside it refused"
+    pol_session 'touch "$HOME/project/in/f" && echo project-ok; touch "$HOME/only/f" || echo only-refused; touch '"'$IT_TMP/shared/f'"' || echo shared-refused'
     pol_assert_ran
-    out_is "home-ok
+    out_is "project-ok
+only-refused
 shared-refused"
     it_assert_err_has "bwsh: warning: $H/.config/bwsh/config.json"
+    it_assert_err_has "$H/only: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
     it_assert_err_has "$IT_TMP/shared: read-write binds are only allowed under the read-write ceilings (the project directory, and what the policy's rw_ceilings adds)"
     it_assert_absent "$IT_TMP/shared/f"
-    rm -f "$H/only/f" "$H/other/f"
+    it_assert_absent "$H/only/f"
     it_check "rw_ceilings = [ \"~/project\", \"~/only\", \"$IT_TMP/shared\" ]: only those"
     pol_write "rw_ceilings = [ \"~/project\", \"~/only\", \"$IT_TMP/shared\" ];"
     pol_session 'touch "$HOME/only/f" && echo only-ok; touch '"'$IT_TMP/shared/f'"' && echo shared-ok; touch "$HOME/other/f" || echo other-refused'
@@ -303,27 +308,29 @@ other-refused"
     ;;
 
   ro_ceilings)
-    # Sources in the home (an overlay never binds /tmp), shown under /mnt.
-    user_dir "$H/ro-ok" "$H/ro-ok/data" "$H/ro-no"
-    as_user_file "$H/ro-ok/data/f" data-ok
-    as_user_file "$H/ro-no/f" no-ok
-    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$H/ro-ok/data\", \"dst\": \"/mnt/data\" }, { \"src\": \"$H/ro-no\", \"dst\": \"/mnt/no\" } ] } } }"
-    it_check "shipped ([ ]): both read-only binds are accepted"
-    pol_session "cat /mnt/data/f /mnt/no/f"
+    # A source in the home and one under /srv, shown under /mnt.
+    srv=$(mktemp -d /srv/bwsh-it-ro.XXXXXX) && chmod 755 "$srv" && it_defer rm -rf "$srv"
+    user_dir "$H/ro-ok"
+    as_user_file "$H/ro-ok/f" home-ok
+    echo srv-ok >"$srv/f" && chmod 644 "$srv/f"
+    it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$H/ro-ok\", \"dst\": \"/mnt/home\" }, { \"src\": \"$srv\", \"dst\": \"/mnt/srv\" } ] } } }"
+    it_check "shipped ([ ]): a read-only bind from the home is accepted, one from /srv refused"
+    pol_session "cat /mnt/home/f; test -e /mnt/srv/f || echo srv-absent"
     pol_assert_ran
-    out_is "data-ok
-no-ok"
-    it_check 'ro_ceilings = [ "~/ro-ok" ]: only the bind under it'
-    pol_write 'ro_ceilings = [ "~/ro-ok" ];'
-    pol_session "cat /mnt/data/f; test -e /mnt/no/f || echo no-absent"
-    pol_assert_ran
-    out_is "data-ok
-no-absent"
+    out_is "home-ok
+srv-absent"
     it_assert_err_has "bwsh: warning: $H/.config/bwsh/config.json"
-    it_assert_err_has "$H/ro-no: read-only binds are only allowed under the policy's read-only ceilings"
+    it_assert_err_has "$srv: read-only binds are only allowed under the read-only ceilings (\$HOME, and what the policy's ro_ceilings adds)"
+    it_check "ro_ceilings = [ \"$srv\" ]: the bind under it too"
+    pol_write "ro_ceilings = [ \"$srv\" ];"
+    pol_session "cat /mnt/home/f /mnt/srv/f"
+    pol_assert_ran
+    out_is "home-ok
+srv-ok"
     ;;
 
   protected)
+    pol_write 'rw_ceilings = [ "~" ];'
     user_dir "$H/notes"
     # The whole home read-write: a protected path below it stays read-only.
     it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H\" ] } } }"
@@ -335,7 +342,7 @@ systemd-protected"
     it_assert_absent "$H/.config/systemd/user"
     rm -f "$H/notes/n"
     it_check 'protected = [ "~/notes" ]: ~/notes is read-only, the rest of home is not'
-    pol_write 'protected = [ "~/notes" ];'
+    pol_write 'rw_ceilings = [ "~" ]; protected = [ "~/notes" ];'
     pol_session 'touch "$HOME/free" && echo free-ok; touch "$HOME/notes/n" || echo notes-protected'
     pol_assert_ran
     out_is "free-ok

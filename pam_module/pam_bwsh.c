@@ -34,9 +34,11 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "admission.h"
 #include "audit.h"
 #include "bwsh.h"
 #include "cleanup.h"
+#include "lkg.h"
 #include "session_command.h"
 
 #define BWSH_EXPORT __attribute__ ((visibility ("default")))
@@ -343,25 +345,55 @@ record_free (pam_handle_t *pamh, void *data, int error_status)
   record_free_ptr (data);
 }
 
-/* A locked user (bwshctl lock) gets no new session, with the lock's reason. */
-static int
-check_lock (const Ctx *c, const BwshIdentity *id)
+/* The policy cannot be read (a bad push): say so at crit, with the file
+ * and line, and what decided instead (lkg.h). */
+static void
+policy_fallback_event (const Ctx *c, const BwshSession *s, int r)
 {
-  BwshLock lock = { 0 };
-  BwshError err = { 0 };
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
-  int r, ret;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_POLICY);
+  _cleanup_free_ char *why = bwsh_error_to_string (&s->policy_error), *line = NULL;
+  const char *outcome = r < 0 ? "refused" : s->policy_last_good ? "last-good" : "ignored";
 
-  r = bwsh_lock_find (NULL, id, &lock, &err);
-  if (r == -ENOENT)
-    return PAM_SUCCESS;
-  if (r < 0)
-    return refuse (c, r, &err, "cannot read the session locks");
-  ev.lock_target = lock.target;
-  ret = refuse_event (c, &ev, -EPERM, NULL, "sessions of %s are locked: %s", lock.target,
-                      lock.reason[0] != '\0' ? lock.reason : "no reason given");
-  bwsh_lock_clear (&lock);
-  return ret;
+  if (why != NULL)
+    neutralize_controls (why);
+  if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
+                r < 0                  ? "no last good policy: the session of a bwsh account is refused"
+                : s->policy_last_good ? "the session is decided by the last policy that loaded cleanly"
+                                      : "root or an account whose shell is not bwsh: left alone")
+      < 0)
+    line = NULL;
+  pam_syslog (c->pamh, LOG_CRIT, "%s: %s", or_dash (c->user), line != NULL ? line : "policy cannot be used");
+  ev.origin = "pam_bwsh";
+  ev.message = line;
+  ev.user = c->user;
+  ev.uid = s->id != NULL ? (int64_t) s->id->uid : -1;
+  ev.service = c->service;
+  ev.rhost = c->rhost;
+  ev.tty = c->tty;
+  ev.outcome = outcome;
+  ev.reason = s->policy_error.message;
+  ev.policy_file = s->policy_error.file[0] != '\0' ? s->policy_error.file : NULL;
+  ev.policy_line = s->policy_error.line > 0 ? s->policy_error.line : -1;
+  (void) bwsh_event_send (&ev);
+}
+
+/* Admission refused the session (admission.h): the lock and the limit
+ * have events of their own. */
+static int
+refuse_admission (const Ctx *c, const BwshSession *s, int r, const BwshError *err)
+{
+  const BwshAdmission *a = s != NULL ? s->admission : NULL;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
+
+  if (a != NULL && a->verdict == BWSH_ADMIT_LOCKED && a->lock.target != NULL)
+    ev.lock_target = a->lock.target;
+  else if (a != NULL && a->verdict == BWSH_ADMIT_MAX_SESSIONS && r == -EPERM)
+    {
+      ev = (BwshEvent) BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
+      ev.sessions = (int64_t) a->live;
+      ev.max_sessions = a->max_sessions;
+    }
+  return refuse_event (c, &ev, r, err, "%s", "");
 }
 
 /* Register the session for bwshctl sessions/lock, within max_sessions. */
@@ -465,6 +497,13 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     return ret;
   if (c.user == NULL || c.user[0] == '\0')
     return refuse (&c, -EINVAL, NULL, "no user name for the session");
+  {
+    /* The module twice in one stack (Debian's su-l includes su): the
+     * session is admitted and registered once. */
+    const void *data = NULL;
+    if (pam_get_data (pamh, DATA_KEY, &data) == PAM_SUCCESS && data != NULL)
+      return PAM_SUCCESS;
+  }
   pv.user = c.user;
 
   /* The caller's environment as it stands; what the scrub below removes is
@@ -480,12 +519,26 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   r = bwsh_session_prepare (&req, &s, &err);
   if (s != NULL && s->id != NULL)
     c.uid = s->id->uid;
+  if (s != NULL && s->policy_fallback)
+    policy_fallback_event (&c, s, r);
+  if (r >= 0 && s != NULL && s->policy != NULL && !s->policy_fallback)
+    {
+      /* A clean load: keep it as the last good policy (only rewritten when
+       * it changed).  Failing to keep it refuses nobody. */
+      BwshError lerr = { 0 };
+      if (bwsh_policy_lkg_save (s->policy, c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path (),
+                                s->id, &lerr)
+          < 0)
+        pam_syslog (pamh, LOG_WARNING, "cannot keep the last good policy: %s", lerr.message);
+    }
   if (s != NULL)
     {
       log_warnings (&c, &s->diag);
       if (s->plan != NULL)
         log_warnings (&c, &s->plan->diag);
     }
+  if (r < 0 && (err.code == BWSH_ERROR_LOCKED || err.code == BWSH_ERROR_LIMIT))
+    return refuse_admission (&c, s, r, &err);
   if (r < 0)
     return refuse_error (&c, r, &err);
 
@@ -500,10 +553,6 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
                     c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ());
       return PAM_IGNORE;
     }
-
-  ret = check_lock (&c, s->id);
-  if (ret != PAM_SUCCESS)
-    return ret;
 
   r = scrub_environment (&c);
   if (r < 0)

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "bwsh.h"
 #include "cleanup.h"
 #include "checks.h"
@@ -39,8 +40,9 @@ usage (FILE *f, int code)
            "       bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]\n"
            "       bwshctl doctor [--user USER] [--policy FILE]\n"
            "       bwshctl sessions [--json]\n"
-           "       bwshctl lock USER|@GROUP [--reason TEXT]\n"
+           "       bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n"
            "       bwshctl unlock USER|@GROUP\n"
+           "       bwshctl locks [--json]\n"
            "       bwshctl --version\n");
   return code;
 }
@@ -300,6 +302,24 @@ cmd_check (int argc, char **argv)
   return 0;
 }
 
+/* "admission: allowed", "admission: refused: locked: sessions of ...":
+ * the first step of a login, before the plan (admission.h). */
+static void
+print_admission (const BwshSession *s)
+{
+  const BwshAdmission *a = s->admission;
+
+  if (a == NULL)
+    return;
+  if (a->verdict == BWSH_ADMIT_ALLOWED)
+    printf ("admission: allowed%s\n", s->is_subject ? "" : " (not a subject: pam_bwsh leaves the session alone; "
+                                                              "bwsh confines it where it is the login shell)");
+  else if (s->refusal.code == BWSH_ERROR_LOCKED || s->refusal.code == BWSH_ERROR_LIMIT)
+    printf ("admission: refused: %s: %s\n", bwsh_admit_verdict_name (a->verdict), s->refusal.message);
+  else
+    printf ("admission: refused: %s\n", bwsh_admit_verdict_name (a->verdict));
+}
+
 static int
 cmd_explain (int argc, char **argv)
 {
@@ -339,6 +359,7 @@ cmd_explain (int argc, char **argv)
       printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", s->id->name, (unsigned) s->id->uid,
               o.policy != NULL ? o.policy : bwsh_policy_path (),
               s->user_config_path != NULL ? s->user_config_path : "(none)");
+      print_admission (s);
       for (size_t i = 0; i < s->diag.n; i++)
         printf ("overlay warning: %s\n", s->diag.lines[i]);
     }

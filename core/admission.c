@@ -39,31 +39,6 @@ bwsh_admit_verdict_name (BwshAdmitVerdict v)
   return (size_t) v < BWSH_N_ELEMENTS (names) ? names[v] : "?";
 }
 
-/* The parent of @pid, from /proc/PID/status ("PPid:"). */
-static int
-parent_of (pid_t pid, pid_t *ret)
-{
-  char path[64], buf[2048];
-  _cleanup_close_ int fd = -1;
-  const char *p;
-  ssize_t n;
-  int ppid;
-
-  snprintf (path, sizeof path, "/proc/%d/status", (int) pid);
-  fd = open (path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  n = read (fd, buf, sizeof buf - 1);
-  if (n <= 0)
-    return n < 0 ? -errno : -EIO;
-  buf[n] = '\0';
-  p = strstr (buf, "\nPPid:");
-  if (p == NULL || sscanf (p + 6, "%d", &ppid) != 1)
-    return -EIO;
-  *ret = (pid_t) ppid;
-  return 0;
-}
-
 int
 bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
 {
@@ -83,7 +58,7 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
     {
       pid_t parent;
       chain[n++] = p;
-      if (parent_of (p, &parent) < 0)
+      if (bwsh_pid_parent (p, &parent) < 0)
         break;
       p = parent;
     }

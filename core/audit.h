@@ -122,6 +122,8 @@ int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
 /* The same, and the state letter of /proc/PID/stat (field 3: 'R', 'S',
  * 'Z', ...) in @ret_state unless NULL. */
 int bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state);
+/* The parent of @pid (field 4 of /proc/PID/stat). */
+int bwsh_pid_parent (pid_t pid, pid_t *ret);
 
 /* The registry directory, made root-owned 0755 if missing (by root; for
  * anyone else -ENOENT when missing).  Readable by all, like utmp: bwsh

@@ -85,6 +85,13 @@ typedef struct
   const char *policy;
 } Options;
 
+/* sessions and locks: --json, --help. */
+static const CtlOption json_opts[] = {
+  { "json", false, OPT_JSON },
+  { "help", false, OPT_HELP },
+  { "h", false, OPT_HELP },
+};
+
 static int
 take_option (void *userdata, int id, const char *arg)
 {
@@ -131,11 +138,7 @@ print_lock_footer (void)
 static int
 cmd_sessions (int argc, char **argv)
 {
-  static const CtlOption opts[] = {
-    { "json", false, OPT_JSON },
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
+
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
   BwshError err = { 0 };
@@ -146,7 +149,7 @@ cmd_sessions (int argc, char **argv)
   bool json;
   int r;
 
-  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts), take_option, &o, &operand, 0, &n) < 0)
+  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
     return 2;
   if (o.help)
     {
@@ -715,11 +718,7 @@ lock_cmp (const void *a, const void *b)
 static int
 cmd_locks (int argc, char **argv)
 {
-  static const CtlOption opts[] = {
-    { "json", false, OPT_JSON },
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
+
   BwshLock *v = NULL;
   BwshError err = { 0 };
   Options o = { 0 };
@@ -728,7 +727,7 @@ cmd_locks (int argc, char **argv)
   json_t *arr = NULL;
   int ret = 0;
 
-  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts), take_option, &o, &operand, 0, &n) < 0)
+  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
     return 2;
   if (o.help)
     {

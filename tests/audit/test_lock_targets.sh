@@ -10,7 +10,7 @@
 #   - sessions, check --user and doctor --user mention the lock.
 # (sudo itself is not installed on the test machine: SUDO_USER is set the
 # way sudo sets it.)
-# shellcheck disable=SC2016,SC1091
+# shellcheck disable=SC2016,SC1091,SC2034
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 audit_unlock_at_exit

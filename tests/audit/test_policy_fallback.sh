@@ -10,7 +10,7 @@
 #     file and the line;
 #   - without a last good copy: the subject (shell bwsh) is refused with the
 #     error, the non-subject still logs in.
-# shellcheck disable=SC2016,SC1091
+# shellcheck disable=SC2016,SC1091,SC2153
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 journal_start
@@ -22,7 +22,8 @@ CONFD=$(dirname "$SSH_POLICY")/conf.d
 mkdir -p "$CONFD"
 KEY=$(python3 -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])' "$SSH_POLICY")
 LKG=$IT_PREFIX/var/lib/bwsh/last-good
-it_defer rm -rf "$LKG/$KEY" "$LKG/$KEY".*
+lkg_remove() { rm -rf "${LKG:?}/$KEY" "${LKG:?}/$KEY".*; }
+it_defer lkg_remove
 
 it_check "a clean login keeps the policy as the last good copy"
 ssh_run t "$SSH_PROBE"
@@ -67,7 +68,7 @@ journal_wait_for 1 "MESSAGE_ID=$MSG_POLICY" BWSH_USER=root BWSH_OUTCOME=ignored 
 journal_wait_for 1 "MESSAGE_ID=$MSG_POLICY" "BWSH_USER=$OTHER" BWSH_OUTCOME=last-good || exit 1
 
 it_check "no last good copy: the subject (shell bwsh) is refused with the error, the non-subject logs in"
-rm -rf "$LKG/$KEY" "$LKG/$KEY".*
+lkg_remove
 ssh_run t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "the subject logged in without any policy: $IT_OUT"
 it_assert_out_lacks bwrap

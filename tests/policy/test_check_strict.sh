@@ -8,7 +8,7 @@
 #     missing passes check (exit 0, a warning) and fails check --strict;
 #   - a libconfig syntax error says what was expected;
 #   - --strict is for check only.
-# shellcheck disable=SC1091
+# shellcheck disable=SC1091,SC2034
 . "$(dirname "$0")/pol_lib.sh"
 pol_setup
 

@@ -41,6 +41,7 @@ static const struct
   [BWSH_EVENT_ENDED] = { "dc5fe78d6af749b8978e6fc7d12da935", "session-ended", LOG_INFO },
   [BWSH_EVENT_LOCK] = { "7fab451b0fde483981ab3ae33b8352a7", "lock", LOG_NOTICE },
   [BWSH_EVENT_LIMIT] = { "45e3d0ea146e49548499d4ef6bc07e9a", "limit-hit", LOG_NOTICE },
+  [BWSH_EVENT_POLICY] = { "ec5cea47bc7145fd89357aa8b5c72d2f", "policy-unreadable", LOG_CRIT },
 };
 
 const char *
@@ -185,6 +186,8 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_LOCK_TARGET", ev->lock_target);
   fields_add_num (&f, "BWSH_SESSIONS", ev->sessions);
   fields_add_num (&f, "BWSH_MAX_SESSIONS", ev->max_sessions);
+  fields_add_str (&f, "BWSH_POLICY_FILE", ev->policy_file);
+  fields_add_num (&f, "BWSH_POLICY_LINE", ev->policy_line);
   r = f.r;
   if (r >= 0)
     r = journal_send (f.buf, f.len);

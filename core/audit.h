@@ -25,6 +25,7 @@ typedef enum
   BWSH_EVENT_ENDED,       /* a session ended */
   BWSH_EVENT_LOCK,        /* a lock was applied or lifted */
   BWSH_EVENT_LIMIT,       /* a limit refused a session (max_sessions) */
+  BWSH_EVENT_POLICY,      /* the policy cannot be read: what decided instead (crit) */
   BWSH_EVENT_MAX_,
 } BwshEventType;
 
@@ -52,11 +53,14 @@ typedef struct BwshEvent
   const char *lock_target;  /* "USER" or "@GROUP" */
   int64_t sessions;         /* live sessions of the user (limit), or sessions ended (lock) */
   int64_t max_sessions;
+  const char *policy_file;  /* POLICY: where the error is */
+  int64_t policy_line;
 } BwshEvent;
 
 /* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */
 #define BWSH_EVENT_INIT(t)                                                                                   \
-  { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1 }
+  { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1, \
+    .policy_line = -1 }
 
 /* "eab9f779...", the MESSAGE_ID of @t (32 lowercase hex digits). */
 const char *bwsh_event_message_id (BwshEventType t);
@@ -99,6 +103,7 @@ typedef struct BwshSessionEntry
   int64_t start;         /* seconds since the epoch */
   pid_t pid;             /* the process that opened the PAM session; the sandbox runs below it */
   uint64_t pid_start;    /* its start time in clock ticks after boot (/proc/PID/stat field 22) */
+  bool by_bwsh;          /* written by bwsh as the user (no pam_bwsh in the stack); pid is bwrap's */
 } BwshSessionEntry;
 
 typedef struct BwshSessionList
@@ -117,14 +122,18 @@ int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
 /* The same, and the state letter of /proc/PID/stat (field 3: 'R', 'S',
  * 'Z', ...) in @ret_state unless NULL. */
 int bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state);
+/* The parent of @pid (field 4 of /proc/PID/stat). */
+int bwsh_pid_parent (pid_t pid, pid_t *ret);
 
-/* The registry directory, made root-owned 0700 if missing and locked
- * (flock) for the caller until the fd is closed: count-then-register is
- * one step for concurrent logins.  @dir NULL: BWSH_SESSIONS_DIR. */
-int bwsh_registry_open_locked (const char *dir, int *ret_dirfd, BwshError *err);
+/* The registry directory, made root-owned 0755 if missing (by root; for
+ * anyone else -ENOENT when missing).  Readable by all, like utmp: bwsh
+ * counts its user's sessions as the user.  No lock: see
+ * bwsh_registry_register().  @dir NULL: BWSH_SESSIONS_DIR. */
+int bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err);
 
-/* Every live entry; entries whose process is gone (or was reused) are
- * removed on the way.  @dirfd from bwsh_registry_open_locked(). */
+/* Every live entry, root's and those bwsh wrote as the user; entries whose
+ * process is gone (or was reused) are removed on the way.  @dirfd from
+ * bwsh_registry_open(). */
 int bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err);
 
 /* Write @e as a new file (atomically: a temporary file, then rename) and
@@ -151,15 +160,26 @@ bool bwsh_lock_target_valid (const char *target);
 int bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err);
 /* -ENOENT when there was no such lock. */
 int bwsh_lock_remove (const char *dir, const char *target, BwshError *err);
+/* Whether the lock on @target ("USER" or "@GROUP") applies to @id: the one
+ * definition, for logins and for bwshctl lock ending sessions. */
+bool bwsh_lock_applies (const char *target, const BwshIdentity *id);
 /* The lock that applies to @id (its name first, then its groups), or
- * -ENOENT when none does. */
+ * -ENOENT when none does.  Readable as any user: bwsh enforces locks
+ * itself.  A lock file that cannot be read still locks (empty reason). */
 int bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err);
 int bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err);
 
-/* Count @e->uid's live sessions and, unless @max_sessions (0: no limit) are
- * already live, register @e: one step under the registry's lock, so that
- * concurrent logins cannot both take the last place.  -EUSERS at the limit;
- * *ret_live is the count before @e either way.  @dir NULL: BWSH_SESSIONS_DIR. */
+/* The live sessions of @uid, leaving out the entry @except_id (NULL: none).
+ * No registry: 0 sessions. */
+int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err);
+
+/* Register @e, then count @e->uid's other live sessions; when @max_sessions
+ * (0: no limit) were already live, remove @e again and return -EUSERS.
+ * Written first and counted after, so that concurrent logins cannot both
+ * take the last place (both may be refused), with no lock a user could
+ * hold.  Root writes into the registry, anyone else (bwsh without pam_bwsh)
+ * into its users' part.  *ret_live is the count without @e.  @dir NULL:
+ * BWSH_SESSIONS_DIR. */
 int bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                             BwshError *err);
 /* Remove the entry @id (from a register); -ENOENT when already gone. */

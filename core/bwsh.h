@@ -42,6 +42,8 @@ typedef enum
   BWSH_ERROR_RESOLVE,     /* resolution refused the plan (strict, swapped default) */
   BWSH_ERROR_LAUNCH,      /* between the plan and the exec of bwrap */
   BWSH_ERROR_NETWORK,     /* the private network cannot start on this host (no pasta, no usable tun) */
+  BWSH_ERROR_LOCKED,      /* admission: bwshctl lock, or a lock that cannot be read */
+  BWSH_ERROR_LIMIT,       /* admission: max_sessions, or sessions that cannot be counted */
 } BwshErrorCode;
 
 typedef struct BwshError
@@ -817,6 +819,7 @@ typedef struct BwshSessionRequest
   const char *user_config;  /* EXPLAIN/CHECK: read this overlay instead of the policy's; it must exist */
   char *const *envp;        /* the caller's environment, filtered by the allow-list */
   bool pam;                 /* pam_bwsh: stop for non-subjects, check @service and the shell */
+  pid_t session_pid;        /* bwsh: getpid(), to find pam_bwsh's registration (admission.h) */
   const char *service;      /* PAM_SERVICE */
   const char *bwsh_binary;  /* what require_shell compares the passwd shell with */
   /* Become the user for the steps that read the user's files, and come back
@@ -837,6 +840,15 @@ typedef struct BwshSession
   BwshPlan *plan;
   BwshDiag diag;                /* overlay warnings; the plan has its own */
   bool is_subject;              /* pam: false means "not confined, nothing else was done" */
+  struct BwshAdmission *admission; /* the admission verdict (admission.h), once the policy is loaded */
+  /* RUN: the policy could not be used (policy_error says why and where);
+   * the last good copy decided (policy_last_good, saved at policy_saved),
+   * or, with none, root and non-bwsh accounts were left alone (pam) or the
+   * session refused.  The front end logs it at crit (lkg.h). */
+  bool policy_fallback;
+  bool policy_last_good;
+  int64_t policy_saved;
+  BwshError policy_error;
   /* EXPLAIN/CHECK: why RUN would refuse this session (code BWSH_ERROR_NONE
    * when it would run). */
   BwshError refusal;

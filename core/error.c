@@ -63,6 +63,8 @@ bwsh_error_code_to_string (BwshErrorCode code)
     [BWSH_ERROR_RESOLVE] = "cannot build the sandbox",
     [BWSH_ERROR_LAUNCH] = "cannot start the sandbox",
     [BWSH_ERROR_NETWORK] = "cannot start the sandbox's network",
+    [BWSH_ERROR_LOCKED] = NULL,  /* "sessions of X are locked: REASON" */
+    [BWSH_ERROR_LIMIT] = NULL,   /* "X has N sessions open, at most M ..." */
   };
   return (size_t) code < BWSH_N_ELEMENTS (names) ? names[code] : NULL;
 }

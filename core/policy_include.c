@@ -365,6 +365,115 @@ scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *show
   return 0;
 }
 
+/* Line @n (1-based) of @text into @buf, without comments; false past the end. */
+static bool
+line_at (const char *text, int n, char *buf, size_t size)
+{
+  const char *p = text, *end;
+  size_t len;
+
+  for (int i = 1; i < n && p != NULL; i++)
+    {
+      p = strchr (p, '\n');
+      if (p != NULL)
+        p++;
+    }
+  if (p == NULL || n < 1)
+    return false;
+  end = strchr (p, '\n');
+  len = end != NULL ? (size_t) (end - p) : strlen (p);
+  if (len >= size)
+    len = size - 1;
+  memcpy (buf, p, len);
+  buf[len] = '\0';
+  for (char *c = buf; *c != '\0'; c++)
+    if (*c == '#' || (c[0] == '/' && (c[1] == '/' || c[1] == '*')))
+      {
+        *c = '\0';
+        break;
+      }
+  while (len > 0 && strchr (" \t\r", buf[strlen (buf) - 1]) != NULL && buf[0] != '\0')
+    {
+      buf[strlen (buf) - 1] = '\0';
+      if (buf[0] == '\0')
+        break;
+    }
+  return true;
+}
+
+/* What libconfig's bare "syntax error" most likely means, from the text up
+ * to the line it names (at the end of the text it names the line after the
+ * last): what was expected there, in @buf.  False when no simple rule fits. */
+static bool
+syntax_hint (const char *code, int vline, char *buf, size_t size)
+{
+  char cur[512] = "";
+  int n = vline, depth[3] = { 0 }, opened[3] = { 0 }, line = 1;
+  static const char open_c[] = "{[(", close_c[] = "}])";
+  static const char *const what[] = { "group", "list", "list" };
+  const char *eq, *v;
+  size_t quotes = 0;
+  bool in_string = false;
+
+  /* Brackets left open up to the error. */
+  for (const char *c = code; *c != '\0' && line <= vline; c++)
+    {
+      if (*c == '\n')
+        line++;
+      else if (*c == '"' && (c == code || c[-1] != '\\'))
+        in_string = !in_string;
+      else if (!in_string && *c == '#')
+        c += strcspn (c, "\n") - 1;
+      else if (!in_string && strchr (open_c, *c) != NULL)
+        {
+          int k = (int) (strchr (open_c, *c) - open_c);
+          if (depth[k]++ == 0)
+            opened[k] = line;
+        }
+      else if (!in_string && strchr (close_c, *c) != NULL)
+        depth[strchr (close_c, *c) - close_c]--;
+    }
+  while (n >= 1 && line_at (code, n, cur, sizeof cur) && cur[strspn (cur, " \t")] == '\0')
+    n--;
+  for (const char *c = cur; *c != '\0'; c++)
+    if (*c == '"' && (c == cur || c[-1] != '\\'))
+      quotes++;
+  if (quotes % 2 == 1)
+    {
+      snprintf (buf, size, "a closing \" is missing on line %d (unterminated string)", n);
+      return true;
+    }
+  for (int k = 0; k < 3; k++)
+    if (depth[k] > 0)
+      {
+        snprintf (buf, size, "expected \"%c\" to close the %s opened on line %d", close_c[k], what[k], opened[k]);
+        return true;
+      }
+  eq = strpbrk (cur, "=:");
+  if (eq != NULL)
+    {
+      v = eq + 1 + strspn (eq + 1, " \t");
+      if (*v == '\0' || *v == ';' || *v == ',')
+        {
+          snprintf (buf, size,
+                    "expected a value after \"%c\": a number, a \"string\", true or false, [ a list ] or { a group }",
+                    *eq);
+          return true;
+        }
+    }
+  if (strstr (cur, ";;") != NULL)
+    {
+      snprintf (buf, size, "\";\" twice: a setting is missing between them");
+      return true;
+    }
+  if (eq == NULL && cur[0] != '\0' && strpbrk (cur, "{}()[]") == NULL)
+    {
+      snprintf (buf, size, "expected NAME = VALUE; on line %d", n);
+      return true;
+    }
+  return false;
+}
+
 int
 doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
 {
@@ -386,10 +495,17 @@ doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
   config_set_auto_convert (&d->cfg, CONFIG_FALSE);
   if (config_read_string (&d->cfg, code) != CONFIG_TRUE)
     {
+      const char *text = config_error_text (&d->cfg) != NULL ? config_error_text (&d->cfg) : "parse error";
+      /* Only in this buffer's own text: an included file is not in @code. */
+      char hint_buf[256];
+      const char *hint = config_error_file (&d->cfg) == NULL && strcmp (text, "syntax error") == 0
+                                 && syntax_hint (code, config_error_line (&d->cfg), hint_buf, sizeof hint_buf)
+                             ? hint_buf
+                             : NULL;
+
       file = doc_locate (d, config_error_file (&d->cfg), config_error_line (&d->cfg), &line);
-      return bwsh_error_set (err, -EINVAL, file, line, 0, "%s",
-                             config_error_text (&d->cfg) != NULL ? config_error_text (&d->cfg)
-                                                                 : "parse error");
+      return bwsh_error_set (err, -EINVAL, file, line, 0, "%s%s%s", text, hint != NULL ? ": " : "",
+                             hint != NULL ? hint : "");
     }
   return 0;
 }

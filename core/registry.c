@@ -3,15 +3,24 @@
  * The live-session registry and the session locks.
  *
  * Registry: BWSH_SESSIONS_DIR (under /run: it dies with the boot, like the
- * sessions), root-owned 0700, one JSON file per session named PID-START-N,
+ * sessions), root-owned 0755, one JSON file per session named PID-START-N,
  * written to a temporary name and renamed, so a reader never sees half a
  * file.  Crashes leave files behind; every listing drops those whose
  * process is gone or whose number now belongs to a later process.
+ * bwsh runs as the user and must count that user's sessions and register
+ * one that no pam_bwsh registered (a PAM stack without the module): the
+ * registry is readable like utmp, and BWSH_SESSIONS_DIR/user (root-owned,
+ * 1777) takes the entries bwsh writes as the user; such an entry counts
+ * only for the uid that owns the file and the process it names.
+ * Registration writes first and counts after, with no lock a user could
+ * hold: two logins racing for the last place may both be refused, never
+ * both admitted.
  *
  * Locks: BWSH_LOCKS_DIR (under /var/lib: a lock must survive a reboot, and
  * it is state that bwshctl writes, not configuration that configuration
  * management owns and may overwrite from its copy of /etc), one JSON file per
- * locked user or group.
+ * locked user or group, root-owned, readable by all: bwsh enforces the lock
+ * itself, as the user.
  */
 #include "config.h"
 
@@ -88,27 +97,55 @@ bwsh_lock_clear (BwshLock *l)
   *l = (BwshLock) { 0 };
 }
 
-int
-bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
+/* /proc/PID/stat into @buf; *ret_fields points at the ")" that ends comm
+ * (comm may hold spaces and parentheses: fields count after the last one). */
+static int
+read_proc_stat (pid_t pid, char *buf, size_t size, const char **ret_fields)
 {
-  char path[64], buf[1024];
+  char path[64];
   _cleanup_close_ int fd = -1;
   ssize_t n;
-  const char *p;
-  unsigned long long start;
-  char state;
 
   snprintf (path, sizeof path, "/proc/%d/stat", (int) pid);
   fd = open (path, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -errno;
-  n = read (fd, buf, sizeof buf - 1);
+  n = read (fd, buf, size - 1);
   if (n <= 0)
     return n < 0 ? -errno : -EIO;
   buf[n] = '\0';
-  /* comm may hold spaces and parentheses: count fields after the last ')'. */
-  p = strrchr (buf, ')');
-  if (p == NULL || sscanf (p + 1, " %c", &state) != 1)
+  *ret_fields = strrchr (buf, ')');
+  return *ret_fields != NULL ? 0 : -EIO;
+}
+
+int
+bwsh_pid_parent (pid_t pid, pid_t *ret)
+{
+  char buf[1024];
+  const char *p;
+  int ppid, r = read_proc_stat (pid, buf, sizeof buf, &p);
+
+  /* ") S PPID ...": field 4. */
+  if (r < 0)
+    return r;
+  if (sscanf (p + 1, " %*c %d", &ppid) != 1)
+    return -EIO;
+  *ret = (pid_t) ppid;
+  return 0;
+}
+
+int
+bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
+{
+  char buf[1024];
+  const char *p;
+  unsigned long long start;
+  char state;
+  int r = read_proc_stat (pid, buf, sizeof buf, &p);
+
+  if (r < 0)
+    return r;
+  if (sscanf (p + 1, " %c", &state) != 1)
     return -EIO;
   /* p is at ") S ppid ...": the space after it starts field 3 (the state);
    * start time is field 22, 19 spaces further. */
@@ -133,10 +170,12 @@ bwsh_pid_start_time (pid_t pid, uint64_t *ret)
   return bwsh_pid_stat (pid, ret, NULL);
 }
 
-/* Make @path (and its parent) a root-owned directory with no access for
- * others, or check that it is one. */
+/* Make @path (and its missing ancestors) a root-owned directory of @mode,
+ * or check that it is one: owned by root and writable by nobody else
+ * (@mode 01777: world-writable and sticky, like /tmp).  Root brings an
+ * older mode (0700 before bwsh enforced locks as the user) to @mode. */
 static int
-open_private_dir (const char *path, int *ret_fd, BwshError *err)
+open_root_dir (const char *path, mode_t mode, int *ret_fd, BwshError *err)
 {
   _cleanup_free_ char *parent = strdup (path);
   _cleanup_close_ int fd = -1;
@@ -146,10 +185,9 @@ open_private_dir (const char *path, int *ret_fd, BwshError *err)
   if (parent == NULL)
     return -ENOMEM;
   slash = strrchr (parent, '/');
-  if (slash != NULL && slash != parent)
+  if (slash != NULL && slash != parent && geteuid () == 0)
     {
-      /* Missing ancestors (a test prefix's run/) get the usual 0755; the
-       * bwsh directory itself and the registry are root's alone. */
+      /* Missing ancestors (a test prefix's run/) get the usual 0755. */
       *slash = '\0';
       for (char *p = strchr (parent + 1, '/'); p != NULL; p = strchr (p + 1, '/'))
         {
@@ -158,39 +196,61 @@ open_private_dir (const char *path, int *ret_fd, BwshError *err)
             return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
           *p = '/';
         }
-      if (mkdir (parent, 0700) < 0 && errno != EEXIST)
+      if (mkdir (parent, 0755) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
     }
-  if (mkdir (path, 0700) < 0 && errno != EEXIST)
+  if (geteuid () == 0 && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
   fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
-    return bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
+    return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
   if (fstat (fd, &st) < 0)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat the directory: %m");
-  if (st.st_uid != 0 || (st.st_mode & 0077) != 0)
-    return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with no access for others");
+  if (st.st_uid == 0 && geteuid () == 0 && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
+    st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
+  if (st.st_uid != 0 || (st.st_mode & 07777) != mode)
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with mode %04o", (unsigned) mode);
   *ret_fd = steal_fd (&fd);
   return 0;
 }
 
 int
-bwsh_registry_open_locked (const char *dir, int *ret_dirfd, BwshError *err)
+bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err)
+{
+  int r = open_root_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, 0755, ret_dirfd, err);
+
+  if (r == -ENOENT)
+    return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "no session registry");
+  return r;
+}
+
+/* The users' part of the registry below @dirfd: root makes it. */
+static int
+open_user_dir (int dirfd, int *ret_fd)
 {
   _cleanup_close_ int fd = -1;
-  int r;
+  struct stat st;
 
-  r = open_private_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, &fd, err);
-  if (r < 0)
-    return r;
-  if (flock (fd, LOCK_EX) < 0)
-    return bwsh_error_set (err, -errno, dir, 0, 0, "cannot lock the session registry: %m");
-  *ret_dirfd = steal_fd (&fd);
+  if (geteuid () == 0 && mkdirat (dirfd, "user", 01777) < 0 && errno != EEXIST)
+    return -errno;
+  fd = openat (dirfd, "user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  if (fstat (fd, &st) < 0)
+    return -errno;
+  /* mkdir's mode is cut by the umask. */
+  if (st.st_uid == 0 && geteuid () == 0 && (st.st_mode & 07777) != 01777 && fchmod (fd, 01777) == 0)
+    st.st_mode = (st.st_mode & ~(mode_t) 07777) | 01777;
+  if (st.st_uid != 0 || (st.st_mode & 07777) != 01777)
+    return -EPERM;
+  *ret_fd = steal_fd (&fd);
   return 0;
 }
 
+/* @owner: the uid the file must belong to; (uid_t) -1: any but one that
+ * others may write. */
 static int
-read_small_at (int dirfd, const char *name, char **ret, size_t *ret_len)
+read_small_at (int dirfd, const char *name, uid_t owner, uid_t *ret_owner, char **ret, size_t *ret_len)
 {
   _cleanup_close_ int fd = openat (dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   _cleanup_free_ char *buf = NULL;
@@ -201,8 +261,11 @@ read_small_at (int dirfd, const char *name, char **ret, size_t *ret_len)
     return -errno;
   if (fstat (fd, &st) < 0)
     return -errno;
-  if (!S_ISREG (st.st_mode) || st.st_uid != 0 || st.st_size > ENTRY_FILE_MAX)
+  if (!S_ISREG (st.st_mode) || (owner != (uid_t) -1 && st.st_uid != owner) || (st.st_mode & 0022) != 0
+      || st.st_size > ENTRY_FILE_MAX)
     return -EPERM;
+  if (ret_owner != NULL)
+    *ret_owner = st.st_uid;
   buf = malloc ((size_t) st.st_size + 1);
   if (buf == NULL)
     return -ENOMEM;
@@ -258,66 +321,102 @@ parse_entry (const char *name, const char *buf, size_t len, BwshSessionEntry *e)
   return e->pid > 0 ? 0 : -EINVAL;
 }
 
+/* A live entry: its process runs, is not a later one with the same
+ * number, and (an entry bwsh wrote as the user) is that user's. */
 static bool
-entry_alive (const BwshSessionEntry *e)
+entry_alive (const BwshSessionEntry *e, bool by_user)
 {
+  char path[32];
+  struct stat st;
   uint64_t start;
 
-  return bwsh_pid_start_time (e->pid, &start) >= 0 && start == e->pid_start;
+  if (bwsh_pid_start_time (e->pid, &start) < 0 || start != e->pid_start)
+    return false;
+  if (!by_user)
+    return true;
+  snprintf (path, sizeof path, "/proc/%d", (int) e->pid);
+  return stat (path, &st) == 0 && st.st_uid == e->uid;
 }
 
-int
-bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
+/* The entries of one directory: root's (@by_user false), or the users'
+ * (each file counts for the uid that owns it, never uid 0). */
+static int
+list_dir (int dirfd, bool by_user, BwshSessionList *l)
 {
   _cleanup_closedir_ DIR *d = NULL;
-  BwshSessionList l = { 0 };
   struct dirent *de;
   int r = dir_stream (dirfd, &d);
 
   if (r < 0)
-    return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s", strerror (-r));
+    return r;
   while ((de = readdir (d)) != NULL)
     {
       _cleanup_free_ char *buf = NULL;
       BwshSessionEntry e;
+      uid_t owner = 0;
       size_t len = 0;
 
-      if (de->d_name[0] == '.')
+      if (de->d_name[0] == '.' || (!by_user && strcmp (de->d_name, "user") == 0))
         continue;
-      r = read_small_at (dirfd, de->d_name, &buf, &len);
+      r = read_small_at (dirfd, de->d_name, by_user ? (uid_t) -1 : 0, &owner, &buf, &len);
       if (r == -ENOMEM)
-        goto oom;
+        return r;
       if (r < 0)
         continue;
       r = parse_entry (de->d_name, buf, len, &e);
       if (r == -ENOMEM)
-        goto oom;
-      if (r < 0 || !entry_alive (&e))
+        return r;
+      if (r == 0 && by_user && (owner == 0 || e.uid != owner))
+        {
+          /* Somebody else's name in a file of one's own: not an entry. */
+          bwsh_session_entry_clear (&e);
+          continue;
+        }
+      if (r < 0 || !entry_alive (&e, by_user))
         {
           /* A session whose process is gone: it crashed, or was killed
-           * before its close_session ran. */
+           * before its close_session ran.  (A user cannot remove root's.) */
           if (r == 0)
             bwsh_session_entry_clear (&e);
           (void) unlinkat (dirfd, de->d_name, 0);
           continue;
         }
-      BwshSessionEntry *grown = realloc (l.items, (l.n + 1) * sizeof *grown);
+      e.by_bwsh = by_user;
+      BwshSessionEntry *grown = realloc (l->items, (l->n + 1) * sizeof *grown);
       if (grown == NULL)
         {
           bwsh_session_entry_clear (&e);
-          goto oom;
+          return -ENOMEM;
         }
-      l.items = grown;
-      l.items[l.n++] = e;
+      l->items = grown;
+      l->items[l->n++] = e;
+    }
+  return 0;
+}
+
+int
+bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
+{
+  _cleanup_close_ int userfd = -1;
+  BwshSessionList l = { 0 };
+  int r = list_dir (dirfd, false, &l);
+
+  if (r >= 0 && open_user_dir (dirfd, &userfd) >= 0)
+    r = list_dir (userfd, true, &l);
+  if (r < 0)
+    {
+      bwsh_session_list_clear (&l);
+      if (r == -ENOMEM)
+        return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+      return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
+                             strerror (-r));
     }
   *ret = l;
   return 0;
-oom:
-  bwsh_session_list_clear (&l);
-  return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
 }
 
-/* Write @o to @name atomically.  @replace false: -EEXIST when @name exists. */
+/* Write @o to @name atomically, readable by all (bwsh reads the registry
+ * and the locks as the user).  @replace false: -EEXIST when @name exists. */
 static int
 write_json_at (int dirfd, const char *name, json_t *o, bool replace)
 {
@@ -331,9 +430,16 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace)
   len = strlen (text);
   snprintf (tmp, sizeof tmp, ".tmp.%d.%s", (int) getpid (), name);
   (void) unlinkat (dirfd, tmp, 0);
-  fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
+  /* Whatever the caller's umask: bwsh reads these as the user. */
+  if (fchmod (fd, 0644) < 0)
+    {
+      int r = -errno;
+      (void) unlinkat (dirfd, tmp, 0);
+      return r;
+    }
   while (off < len)
     {
       ssize_t n = write (fd, text + off, len - off);
@@ -440,7 +546,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (l->target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_private_dir (dir, &dirfd, err);
+  r = open_root_dir (dir, 0755, &dirfd, err);
   if (r < 0)
     return r;
   o = json_pack ("{s:s, s:s, s:s, s:I}", "target", l->target, "reason", l->reason != NULL ? l->reason : "",
@@ -463,7 +569,7 @@ bwsh_lock_remove (const char *dir, const char *target, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_private_dir (dir, &dirfd, err);
+  r = open_root_dir (dir, 0755, &dirfd, err);
   if (r < 0)
     return r;
   if (unlinkat (dirfd, name, 0) < 0)
@@ -480,7 +586,30 @@ read_lock_at (int dirfd, const char *name, BwshLock *ret)
   size_t len = 0;
   int r;
 
-  r = read_small_at (dirfd, name, &buf, &len);
+  r = read_small_at (dirfd, name, 0, NULL, &buf, &len);
+  if (r == -EACCES)
+    {
+      /* A lock bwshctl wrote 0600 (before bwsh enforced locks as the
+       * user): there is a lock, its reason is root's to read. */
+      l.target = strdup (strchr (name, ':') != NULL ? strchr (name, ':') + 1 : name);
+      if (l.target != NULL && strncmp (name, "group:", 6) == 0)
+        {
+          char *t = NULL;
+          if (asprintf (&t, "@%s", l.target) < 0)
+            t = NULL;
+          free (l.target);
+          l.target = t;
+        }
+      l.reason = strdup ("");
+      l.by = strdup ("");
+      if (l.target == NULL || l.reason == NULL || l.by == NULL)
+        {
+          bwsh_lock_clear (&l);
+          return -ENOMEM;
+        }
+      *ret = l;
+      return 0;
+    }
   if (r < 0)
     return r;
   o = json_loadb (buf, len, JSON_REJECT_DUPLICATES, NULL);
@@ -579,6 +708,18 @@ oom:
   return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
 }
 
+bool
+bwsh_lock_applies (const char *target, const BwshIdentity *id)
+{
+  if (target == NULL || id == NULL || id->name == NULL)
+    return false;
+  if (target[0] != '@')
+    return strcmp (target, id->name) == 0;
+  /* Not knowing the groups: the lock does not apply by group (the caller
+   * that must fail closed asks bwsh_identity_load_groups() first). */
+  return bwsh_identity_load_groups (id, NULL) >= 0 && bwsh_identity_in_group (id, target + 1);
+}
+
 int
 bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err)
 {
@@ -604,41 +745,84 @@ bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshErro
     return bwsh_error_set (err, r, dir, 0, 0, "cannot read the locks directory: %s", strerror (-r));
   while ((de = readdir (d)) != NULL)
     {
+      char target[80];
+
       if (strncmp (de->d_name, "group:", 6) != 0)
         continue;
+      /* A lock must not be lost to a directory that is down. */
       r = bwsh_identity_load_groups (id, err);
       if (r < 0)
         return r;
-      if (bwsh_identity_in_group (id, de->d_name + 6))
+      snprintf (target, sizeof target, "@%s", de->d_name + 6);
+      if (bwsh_lock_applies (target, id))
         return read_lock_at (dirfd, de->d_name, ret);
     }
   return -ENOENT;
 }
 
 int
-bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
-                        BwshError *err)
+bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
   size_t live = 0;
   int r;
 
-  r = bwsh_registry_open_locked (dir, &dirfd, err);
+  r = bwsh_registry_open (dir, &dirfd, err);
+  if (r == -ENOENT)
+    {
+      /* No registry yet this boot: nobody has a session. */
+      *ret_live = 0;
+      return 0;
+    }
   if (r < 0)
     return r;
   r = bwsh_registry_list (dirfd, &l, err);
   if (r < 0)
     return r;
   for (size_t i = 0; i < l.n; i++)
-    if (l.items[i].uid == e->uid)
+    if (l.items[i].uid == uid && (except_id == NULL || strcmp (l.items[i].id, except_id) != 0))
       live++;
   bwsh_session_list_clear (&l);
   *ret_live = live;
-  if (max_sessions > 0 && live >= max_sessions)
-    return bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
-                           live, max_sessions);
-  return bwsh_registry_add (dirfd, e, err);
+  return 0;
+}
+
+int
+bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
+                        BwshError *err)
+{
+  _cleanup_close_ int dirfd = -1, userfd = -1;
+  size_t live = 0;
+  int r;
+
+  r = bwsh_registry_open (dir, &dirfd, err);
+  if (r < 0)
+    return r;
+  if (geteuid () != 0)
+    {
+      /* bwsh, as the user: into the users' part, which root made. */
+      r = open_user_dir (dirfd, &userfd);
+      if (r < 0)
+        return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
+                               "cannot open the users' part of the session registry: %s", strerror (-r));
+    }
+  r = bwsh_registry_add (userfd >= 0 ? userfd : dirfd, e, err);
+  if (r < 0)
+    return r;
+  /* Written first, counted after: see the top of this file. */
+  r = bwsh_registry_count (dir, e->uid, e->id, &live, err);
+  if (r >= 0 && max_sessions > 0 && live >= max_sessions)
+    r = bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
+                        live, max_sessions);
+  if (r < 0)
+    {
+      (void) bwsh_registry_remove (userfd >= 0 ? userfd : dirfd, e->id);
+      free (e->id);
+      e->id = NULL;
+    }
+  *ret_live = live;
+  return r;
 }
 
 int
@@ -647,7 +831,7 @@ bwsh_registry_unregister (const char *dir, const char *id)
   _cleanup_close_ int dirfd = -1;
   int r;
 
-  r = bwsh_registry_open_locked (dir, &dirfd, NULL);
+  r = bwsh_registry_open (dir, &dirfd, NULL);
   if (r < 0)
     return r;
   return bwsh_registry_remove (dirfd, id);

@@ -12,8 +12,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "admission.h"
 #include "bwsh.h"
 #include "cleanup.h"
+#include "lkg.h"
 
 BwshSession *
 bwsh_session_free (BwshSession *s)
@@ -26,26 +28,10 @@ bwsh_session_free (BwshSession *s)
   bwsh_policy_free (s->policy);
   bwsh_identity_free (s->id);
   bwsh_diag_clear (&s->diag);
+  bwsh_admission_clear (s->admission);
+  free (s->admission);
   free (s);
   return NULL;
-}
-
-/* Whose policy verdicts pam_bwsh enforces before it reads any user file. */
-static int
-check_pam_verdicts (const BwshSessionRequest *req, const BwshSession *s, BwshError *err)
-{
-  if (bwsh_policy_refuses_service (s->policy, req->service))
-    return bwsh_error_step (err, BWSH_ERROR_SERVICE, bwsh_error_set (err, -EPERM, NULL, 0, 0,
-                           "service %s never runs the login shell; refused for sandboxed user %s",
-                           req->service != NULL && req->service[0] != '\0' ? req->service : "-", s->id->name));
-  if (s->policy->require_shell && !bwsh_shell_is_bwsh (s->id->shell, req->bwsh_binary))
-    return bwsh_error_step (err, BWSH_ERROR_SHELL,
-                            bwsh_error_set (err, -EPERM, NULL, 0, 0,
-                                            "the login shell of sandboxed user %s is %s, not %s (require_shell)",
-                                            s->id->name,
-                                            s->id->shell != NULL && s->id->shell[0] != '\0' ? s->id->shell : "-",
-                                            req->bwsh_binary));
-  return 0;
 }
 
 /* The steps that run as the user: overlay, plan, home, project directory,
@@ -106,9 +92,22 @@ as_user (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
   return 0;
 }
 
+/* pam_bwsh with a policy that cannot be read: an account the fallback does
+ * not confine is treated as a non-subject (PAM_IGNORE), nothing of it read. */
+static int
+leave_alone (BwshSession *s)
+{
+  s->is_subject = false;
+  if ((s->admission = calloc (1, sizeof *s->admission)) == NULL)
+    return -ENOMEM;
+  s->admission->verdict = BWSH_ADMIT_NOT_SUBJECT;
+  return 0;
+}
+
 int
 bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshError *err)
 {
+  const char *policy_path = req->policy_path != NULL ? req->policy_path : bwsh_policy_path ();
   BwshSession *s;
   BwshError e = { 0 };
   int r, r2;
@@ -129,19 +128,59 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
 
   /* As the caller (root for pam_bwsh and bwshctl --user): the policy is
    * root's file, and the loader refuses it unless root owns it. */
-  r = bwsh_policy_load (req->policy_path != NULL ? req->policy_path : bwsh_policy_path (), s->id, &s->policy, err);
-  if (r < 0)
-    return bwsh_error_step (err, BWSH_ERROR_POLICY, r);
-  s->is_subject = s->policy->is_subject;
-  if (req->pam)
+  r = bwsh_policy_load (policy_path, s->id, &s->policy, &e);
+  if (r < 0 && req->mode == BWSH_SESSION_RUN)
     {
-      /* A non-subject is left alone: nothing of theirs is read. */
-      if (!s->is_subject)
-        return 0;
-      r = check_pam_verdicts (req, s, err);
-      if (r < 0)
-        return r;
+      /* A policy that cannot be read must not lock everybody out (issue
+       * 25): the last policy that loaded cleanly decides who is a subject
+       * and how; root is never refused; with no good copy, only an account
+       * whose shell is bwsh is refused (it cannot run without a policy). */
+      s->policy_fallback = true;
+      bwsh_error_step (&e, BWSH_ERROR_POLICY, r);
+      s->policy_error = e;
+      if (req->pam && s->id->uid == 0)
+        return leave_alone (s);
+      r = bwsh_policy_lkg_load (policy_path, s->id, &s->policy, &s->policy_saved, &(BwshError) { 0 });
+      if (r >= 0)
+        s->policy_last_good = true;
+      else if (req->pam && !bwsh_shell_is_bwsh (s->id->shell, req->bwsh_binary))
+        return leave_alone (s);
+      else
+        {
+          if (err != NULL)
+            *err = s->policy_error;
+          return s->policy_error.errnum > 0 ? -s->policy_error.errnum : -EINVAL;
+        }
     }
+  else if (r < 0)
+    {
+      if (err != NULL)
+        *err = e;
+      return bwsh_error_step (err, BWSH_ERROR_POLICY, r);
+    }
+  s->is_subject = s->policy->is_subject;
+
+  /* Admission, before anything of the user's is opened or created: a
+   * locked login leaves no project directory and opens no source. */
+  if ((s->admission = calloc (1, sizeof *s->admission)) == NULL)
+    return bwsh_error_step (err, BWSH_ERROR_IDENTITY, bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory"));
+  r = bwsh_admit (&(BwshAdmitRequest) { .pam = req->pam,
+                                         .service = req->service,
+                                         .bwsh_binary = req->bwsh_binary,
+                                         .session_pid = req->session_pid },
+                  s->id, s->policy, s->admission, &e);
+  if (r < 0 && req->mode == BWSH_SESSION_RUN)
+    {
+      if (err != NULL)
+        *err = e;
+      return r;
+    }
+  /* Explain and check go on and show the plan a login would not get. */
+  if (r < 0)
+    s->refusal = e;
+  /* A non-subject is left alone by pam_bwsh: nothing of theirs is read. */
+  if (s->admission->verdict == BWSH_ADMIT_NOT_SUBJECT)
+    return 0;
 
   if (req->become_user != NULL)
     {
@@ -149,6 +188,7 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
       if (r < 0)
         return bwsh_error_step (err, BWSH_ERROR_PRIVILEGES, r);
     }
+  e = (BwshError) { 0 };
   r = as_user (req, s, &e);
   if (req->become_caller != NULL)
     {
@@ -159,8 +199,10 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
   if (r < 0 && req->mode != BWSH_SESSION_RUN && s->plan != NULL)
     {
       /* Explain and check report a refusal the plan meets as part of the
-       * answer, with the plan and every verdict so far. */
-      s->refusal = e;
+       * answer, with the plan and every verdict so far; admission's comes
+       * first. */
+      if (s->refusal.code == BWSH_ERROR_NONE)
+        s->refusal = e;
       return 0;
     }
   if (r < 0 && err != NULL)

@@ -44,9 +44,11 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
+#include "admission.h"
 #include "audit.h"
 #include "bwsh.h"
 #include "cleanup.h"
+#include "lkg.h"
 #include "session_command.h"
 
 #define BWSH_EXPORT __attribute__ ((visibility ("default")))
@@ -348,56 +350,54 @@ record_free (pam_handle_t *pamh, void *data, int error_status)
   record_free_ptr (data);
 }
 
-/* A locked user (bwshctl lock) gets no new session, with the lock's reason. */
-static int
-check_lock (const Ctx *c, const BwshIdentity *id)
+/* The policy cannot be read (a bad push): say so at crit, with the file
+ * and line, and what decided instead (lkg.h). */
+static void
+policy_fallback_event (const Ctx *c, const BwshSession *s, int r)
 {
-  BwshLock lock = { 0 };
-  BwshError err = { 0 };
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
-  int r, ret;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_POLICY);
+  _cleanup_free_ char *raw = bwsh_error_to_string (&s->policy_error), *line = NULL;
+  _cleanup_free_ char *why = raw != NULL ? bwsh_escape_message (raw) : NULL;
+  const char *outcome = r < 0 ? "refused" : s->policy_last_good ? "last-good" : "ignored";
 
-  r = bwsh_lock_find (NULL, id, &lock, &err);
-  if (r == -ENOENT)
-    return PAM_SUCCESS;
-  if (r < 0)
-    return refuse (c, r, &err, "cannot read the session locks");
-  ev.lock_target = lock.target;
-  ret = refuse_event (c, &ev, -EPERM, NULL, "sessions of %s are locked: %s", lock.target,
-                      lock.reason[0] != '\0' ? lock.reason : "no reason given");
-  bwsh_lock_clear (&lock);
-  return ret;
+  if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
+                r < 0                  ? "no last good policy: the session of a bwsh account is refused"
+                : s->policy_last_good ? "the session is decided by the last policy that loaded cleanly"
+                                      : "root or an account whose shell is not bwsh: left alone")
+      < 0)
+    line = NULL;
+  pam_syslog (c->pamh, LOG_CRIT, "%s: %s", or_dash (c->user), line != NULL ? line : "policy cannot be used");
+  ev.origin = "pam_bwsh";
+  ev.message = line;
+  ev.user = c->user;
+  ev.uid = s->id != NULL ? (int64_t) s->id->uid : -1;
+  ev.service = c->service;
+  ev.rhost = c->rhost;
+  ev.tty = c->tty;
+  ev.outcome = outcome;
+  ev.reason = s->policy_error.message;
+  ev.policy_file = s->policy_error.file[0] != '\0' ? s->policy_error.file : NULL;
+  ev.policy_line = s->policy_error.line > 0 ? s->policy_error.line : -1;
+  (void) bwsh_event_send (&ev);
 }
 
-/* max_sessions, counted for the account stage: the session stage counts
- * again under the registry's lock and is the one that holds. */
+/* Admission refused the session (admission.h): the lock and the limit
+ * have events of their own. */
 static int
-check_max_sessions (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol)
+refuse_admission (const Ctx *c, const BwshSession *s, int r, const BwshError *err)
 {
-  _cleanup_close_ int dirfd = -1;
-  BwshSessionList l = { 0 };
-  BwshError err = { 0 };
-  size_t live = 0;
-  int r;
+  const BwshAdmission *a = s != NULL ? s->admission : NULL;
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
 
-  if (pol->max_sessions == 0)
-    return PAM_SUCCESS;
-  r = bwsh_registry_open_locked (NULL, &dirfd, &err);
-  if (r >= 0)
-    r = bwsh_registry_list (dirfd, &l, &err);
-  if (r < 0)
-    return refuse (c, r, &err, "cannot read the session registry");
-  for (size_t i = 0; i < l.n; i++)
-    if (l.items[i].uid == id->uid)
-      live++;
-  bwsh_session_list_clear (&l);
-  if (live < pol->max_sessions)
-    return PAM_SUCCESS;
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
-  ev.sessions = (int64_t) live;
-  ev.max_sessions = pol->max_sessions;
-  return refuse_event (c, &ev, -EUSERS, NULL, "%s has %zu sessions open, at most %u are allowed (max_sessions)",
-                       c->user, live, pol->max_sessions);
+  if (a != NULL && a->verdict == BWSH_ADMIT_LOCKED && a->lock.target != NULL)
+    ev.lock_target = a->lock.target;
+  else if (a != NULL && a->verdict == BWSH_ADMIT_MAX_SESSIONS && r == -EPERM)
+    {
+      ev = (BwshEvent) BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
+      ev.sessions = (int64_t) a->live;
+      ev.max_sessions = a->max_sessions;
+    }
+  return refuse_event (c, &ev, r, err, "%s", "");
 }
 
 /* Register the session for bwshctl sessions/lock, within max_sessions. */
@@ -508,13 +508,27 @@ prepare (Ctx *c, BwshSessionMode mode, BwshSession **ret)
   r = bwsh_session_prepare (&req, ret, &err);
   if (*ret != NULL && (*ret)->id != NULL)
     c->uid = (*ret)->id->uid;
-  /* Once per login: the session stage logs the warnings. */
+  /* Once per login: the session stage logs the warnings and events. */
+  if (*ret != NULL && (*ret)->policy_fallback && !c->account)
+    policy_fallback_event (c, *ret, r);
+  if (r >= 0 && *ret != NULL && (*ret)->policy != NULL && !(*ret)->policy_fallback)
+    {
+      /* A clean load: keep it as the last good policy (only rewritten when
+       * it changed).  Failing to keep it refuses nobody. */
+      BwshError lerr = { 0 };
+      if (bwsh_policy_lkg_save ((*ret)->policy, c->opt.policy_path != NULL ? c->opt.policy_path : bwsh_policy_path (),
+                                (*ret)->id, &lerr)
+          < 0)
+        pam_syslog (c->pamh, LOG_WARNING, "cannot keep the last good policy: %s", lerr.message);
+    }
   if (*ret != NULL && !c->account)
     {
       log_warnings (c, &(*ret)->diag);
       if ((*ret)->plan != NULL)
         log_warnings (c, &(*ret)->plan->diag);
     }
+  if (r < 0 && (err.code == BWSH_ERROR_LOCKED || err.code == BWSH_ERROR_LIMIT))
+    return refuse_admission (c, *ret, r, &err);
   if (r < 0)
     return refuse_error (c, r, &err);
   return PAM_SUCCESS;
@@ -537,14 +551,12 @@ pam_sm_acct_mgmt (pam_handle_t *pamh, int flags, int argc, const char **argv)
   ret = prepare (&c, BWSH_SESSION_CHECK, &s);
   if (ret != PAM_SUCCESS)
     return ret;
+  /* Lock and max_sessions: core's admission step, in prepare(). */
   if (!s->is_subject)
     return PAM_IGNORE;
-  ret = check_lock (&c, s->id);
-  if (ret != PAM_SUCCESS)
-    return ret;
   if (s->refusal.code != BWSH_ERROR_NONE)
     return refuse_error (&c, -EPERM, &s->refusal);
-  return check_max_sessions (&c, s->id, s->policy);
+  return PAM_SUCCESS;
 }
 
 BWSH_EXPORT int
@@ -562,6 +574,13 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   ret = ctx_init (&c, pamh, flags, argc, argv);
   if (ret != PAM_SUCCESS)
     return ret;
+  {
+    /* The module twice in one stack (Debian's su-l includes su): the
+     * session is admitted and registered once. */
+    const void *data = NULL;
+    if (pam_get_data (pamh, DATA_KEY, &data) == PAM_SUCCESS && data != NULL)
+      return PAM_SUCCESS;
+  }
   ret = prepare (&c, BWSH_SESSION_RUN, &s);
   if (ret != PAM_SUCCESS)
     return ret;
@@ -577,10 +596,6 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
                     c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ());
       return PAM_IGNORE;
     }
-
-  ret = check_lock (&c, s->id);
-  if (ret != PAM_SUCCESS)
-    return ret;
 
   r = scrub_environment (&c);
   if (r < 0)

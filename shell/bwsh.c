@@ -32,8 +32,10 @@
 #include <string.h>
 #include <syslog.h>
 #include <sysexits.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "cleanup.h"
 #include "bwsh.h"
 #include "events.h"
@@ -142,6 +144,76 @@ file_transfer (const BwshCommand *cmd)
          && (base[11] == '\0' || base[11] == ' ');
 }
 
+/* No pam_bwsh registered this session (admission looked): bwsh registers it
+ * itself, as the user, so that bwshctl sessions lists it, bwshctl lock ends
+ * it and max_sessions counts it: exactly one entry per session.  Its pid is
+ * bwsh's, which becomes bwrap's at the exec, so the entry lives as long as
+ * the sandbox. */
+static void
+register_session (const BwshSession *s, const char *digest)
+{
+  BwshSessionEntry e = { 0 };
+  BwshError err = { 0 };
+  const char *tty = ttyname (STDIN_FILENO);
+  size_t live = 0;
+  int r;
+
+  e.uid = s->id->uid;
+  e.start = (int64_t) time (NULL);
+  e.pid = getpid ();
+  snprintf (e.plan_digest, sizeof e.plan_digest, "%s", digest);
+  if ((e.user = strdup (s->id->name)) == NULL || (e.service = strdup ("-")) == NULL
+      || (e.rhost = strdup ("-")) == NULL || (e.tty = strdup (tty != NULL ? tty : "-")) == NULL
+      || (e.command = strdup (s->id->shell != NULL ? s->id->shell : "-")) == NULL
+      || (e.policy_path = strdup (bwsh_policy_path ())) == NULL)
+    r = bwsh_error_set (&err, -ENOMEM, NULL, 0, 0, "out of memory");
+  else
+    r = bwsh_pid_start_time (e.pid, &e.pid_start);
+  if (r >= 0)
+    r = bwsh_registry_register (NULL, &e, s->policy->max_sessions, &live, &err);
+  bwsh_session_entry_clear (&e);
+  if (r == -EUSERS)
+    die (EX_NOPERM, "%s has %zu sessions open, at most %u are allowed (max_sessions)", s->id->name, live,
+         s->policy->max_sessions);
+  if (r < 0 && s->policy->max_sessions > 0)
+    {
+      /* A limit that cannot be counted is not a limit. */
+      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
+      die (EX_OSERR, "cannot count the sessions of %s for max_sessions: %s", s->id->name,
+           msg != NULL ? msg : "out of memory");
+    }
+  if (r < 0)
+    syslog (LOG_AUTHPRIV | LOG_WARNING, "session of %s not registered: %s", s->id->name, err.message);
+}
+
+/* The policy cannot be read: at crit in the journal, with the file and
+ * line; the user hears that the last good policy decides (lkg.h). */
+static void
+policy_fallback (const BwshSession *s, int r)
+{
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_POLICY);
+  _cleanup_free_ char *why = bwsh_error_to_string (&s->policy_error), *line = NULL;
+
+  if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
+                r >= 0 && s->policy_last_good ? "using the last policy that loaded cleanly"
+                                               : "no last good policy: refused")
+      < 0)
+    line = NULL;
+  if (r >= 0 && s->policy_last_good)
+    fprintf (stderr, "bwsh: warning: %s\n", line != NULL ? line : "using the last policy that loaded cleanly");
+  ev.origin = "bwsh";
+  ev.message = line;
+  ev.user = s->id != NULL ? s->id->name : NULL;
+  ev.uid = s->id != NULL ? (int64_t) s->id->uid : -1;
+  ev.service = "bwsh";
+  ev.outcome = r >= 0 && s->policy_last_good ? "last-good" : "refused";
+  ev.reason = s->policy_error.message;
+  ev.policy_file = s->policy_error.file[0] != '\0' ? s->policy_error.file : NULL;
+  ev.policy_line = s->policy_error.line > 0 ? s->policy_error.line : -1;
+  if (bwsh_event_send (&ev) < 0)
+    syslog (LOG_AUTHPRIV | LOG_CRIT, "%s", line != NULL ? line : "the sandbox policy cannot be used");
+}
+
 static void
 print_warnings (const BwshDiag *d)
 {
@@ -223,13 +295,15 @@ main (int argc, char **argv)
   if (getuid () != geteuid () || getgid () != getegid ())
     die (EX_CONFIG, "must not run setuid or setgid");
 
-  BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ };
+  BwshSessionRequest req = { .mode = BWSH_SESSION_RUN, .uid = getuid (), .envp = environ, .session_pid = getpid () };
   r = bwsh_session_prepare (&req, &s, &err);
   if (s != NULL && s->id != NULL)
     {
       user_name = s->id->name;
       user_id = s->id;
     }
+  if (s != NULL && s->policy_fallback)
+    policy_fallback (s, r);
   if (s != NULL && !file_transfer (&cmd))
     {
       print_warnings (&s->diag);
@@ -243,11 +317,14 @@ main (int argc, char **argv)
    * now means the configuration changed in between, or someone set it. */
   announced = getenv ("BWSH_PLAN");
   bwsh_plan_digest (s->plan, digest);
-  /* Without pam_bwsh in the stack nobody else records the session.  What
+  /* Without pam_bwsh's registration nobody else records the session.  What
    * bwrap does after the exec (its own errors, the shell's exit status) no
    * longer passes through bwsh: bwrap reports those on the terminal. */
-  if (announced == NULL)
-    bwsh_front_started (s->id, s->plan, &cmd, digest);
+  if (!s->admission->registered)
+    {
+      register_session (s, digest);
+      bwsh_front_started (s->id, s->plan, &cmd, digest);
+    }
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "bwsh.h"
 #include "cleanup.h"
 #include "checks.h"
@@ -35,12 +36,13 @@ static int
 usage (FILE *f, int code)
 {
   fprintf (f,
-           "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE] [--resolve]\n"
+           "usage: bwshctl check [--user USER] [--policy FILE] [--user-config FILE] [--resolve] [--strict]\n"
            "       bwshctl explain [USER] [--user USER] [--json] [--policy FILE] [--user-config FILE]\n"
            "       bwshctl doctor [--user USER] [--policy FILE]\n"
            "       bwshctl sessions [--json]\n"
-           "       bwshctl lock USER|@GROUP [--reason TEXT]\n"
+           "       bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n"
            "       bwshctl unlock USER|@GROUP\n"
+           "       bwshctl locks [--json]\n"
            "       bwshctl --version\n");
   return code;
 }
@@ -122,6 +124,7 @@ enum
   OPT_USER,
   OPT_JSON,
   OPT_RESOLVE,
+  OPT_STRICT,
   OPT_HELP,
 };
 
@@ -132,6 +135,7 @@ typedef struct
   const char *user;
   bool json;
   bool resolve;
+  bool strict;
   bool help;
 } Options;
 
@@ -162,6 +166,9 @@ set_option (void *userdata, int id, const char *arg)
     case OPT_RESOLVE:
       o->resolve = true;
       break;
+    case OPT_STRICT:
+      o->strict = true;
+      break;
     case OPT_HELP:
       o->help = true;
       break;
@@ -180,7 +187,7 @@ parse_options (int argc, char **argv, Options *o, bool explain)
     { "policy", true, OPT_POLICY },     { "user-config", true, OPT_USER_CONFIG },
     { "user", true, OPT_USER },         { "help", false, OPT_HELP },
     { "h", false, OPT_HELP },           { "resolve", false, OPT_RESOLVE },
-    { "json", false, OPT_JSON },
+    { "strict", false, OPT_STRICT },    { "json", false, OPT_JSON },
   };
   const char *operands[1];
   size_t n = 0;
@@ -191,9 +198,9 @@ parse_options (int argc, char **argv, Options *o, bool explain)
     return -1;
   if (n == 1 && set_option (o, OPT_USER, operands[0]) < 0)
     return -1;
-  if (explain && o->resolve)
+  if (explain && (o->resolve || o->strict))
     {
-      fprintf (stderr, "bwshctl: --resolve is for check\n");
+      fprintf (stderr, "bwshctl: %s is for check\n", o->resolve ? "--resolve" : "--strict");
       return -1;
     }
   if (o->help)
@@ -261,11 +268,13 @@ check_access (const Options *o, const char *what)
   return 0;
 }
 
-/* Names NSS does not know confine nobody: warn (the exit status stays 0,
- * a directory may be down while the policy is fine).  With --resolve, the
- * number of users of each group. */
+/* A name NSS does not know confines nobody: an error (a typo such as
+ * subjects.groups = ["sandboxd"] must fail configuration management's
+ * validate step).  A lookup that failed (a directory that is down) is a
+ * warning.  With --resolve, the number of users of each group.  Returns the
+ * number of errors in *ret_errors and of warnings in *ret_warnings. */
 static int
-check_names (const BwshPolicy *pol, bool resolve)
+check_names (const BwshPolicy *pol, bool resolve, bool inside, size_t *ret_errors, size_t *ret_warnings)
 {
   BwshNssReport rep = { 0 };
   BwshError err = { 0 };
@@ -282,12 +291,26 @@ check_names (const BwshPolicy *pol, bool resolve)
       const char *kind = n->is_group ? "group" : "user";
       const char *file = n->from.file != NULL ? n->from.file : "-";
 
-      if (n->lookup == -ENOENT)
-        fprintf (stderr, "%s:%d: warning: %s: no %s \"%s\" in NSS: it confines nobody\n", file, n->from.line,
-                 n->key, kind, n->name);
+      if (n->lookup == -ENOENT && inside)
+        {
+          /* The sandbox has no directory client (sssd): not knowing a
+           * name here proves nothing about the host. */
+          fprintf (stderr, "%s:%d: warning: %s: no %s \"%s\" in NSS inside the sandbox\n", file, n->from.line,
+                   n->key, kind, n->name);
+          (*ret_warnings)++;
+        }
+      else if (n->lookup == -ENOENT)
+        {
+          fprintf (stderr, "%s:%d: error: %s: no %s \"%s\" in NSS: it confines nobody\n", file, n->from.line,
+                   n->key, kind, n->name);
+          (*ret_errors)++;
+        }
       else if (n->lookup < 0)
-        fprintf (stderr, "%s:%d: warning: %s: cannot look up %s \"%s\": %s\n", file, n->from.line, n->key, kind,
-                 n->name, strerror (-n->lookup));
+        {
+          fprintf (stderr, "%s:%d: warning: %s: cannot look up %s \"%s\": %s\n", file, n->from.line, n->key, kind,
+                   n->name, strerror (-n->lookup));
+          (*ret_warnings)++;
+        }
       else if (resolve && n->is_group)
         printf ("%s: group %s: %ld %s\n", n->key, n->name, n->members, n->members == 1 ? "user" : "users");
     }
@@ -302,7 +325,7 @@ cmd_check (int argc, char **argv)
   BwshError err = { 0 };
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   const char *policy;
-  size_t problems = 0;
+  size_t problems = 0, name_errors = 0, warnings = 0;
   bool inside;
   int r;
 
@@ -326,10 +349,10 @@ cmd_check (int argc, char **argv)
     problems = bwshctl_launch_problems (s->policy, s->plan, stderr);
   if (s != NULL && s->policy != NULL)
     {
-      if (problems == 0)
-        printf ("%s: policy valid\n", policy);
-      if (check_names (s->policy, o.resolve) < 0)
+      if (check_names (s->policy, o.resolve, inside, &name_errors, &warnings) < 0)
         return 1;
+      if (problems == 0 && name_errors == 0)
+        printf ("%s: policy valid\n", policy);
     }
   if (s != NULL)
     {
@@ -347,13 +370,40 @@ cmd_check (int argc, char **argv)
   /* A missing shell was reported above already. */
   if (s->refusal.code != BWSH_ERROR_NONE && !(problems > 0 && bwsh_plan_check_shell (s->plan, &(BwshError) { 0 }) < 0))
     print_error ("a session would be refused: ", &s->refusal);
-  if (problems > 0 || s->refusal.code != BWSH_ERROR_NONE)
+  if (problems > 0 || name_errors > 0 || s->refusal.code != BWSH_ERROR_NONE)
     return 1;
+  /* --strict: a warning is an error (a lookup that failed, a policy bind
+   * whose source is missing, ...). */
+  if (o.strict && (warnings > 0 || (s->plan != NULL && s->plan->diag.n > 0)))
+    {
+      fprintf (stderr, "bwshctl: %zu warning%s, an error with --strict\n",
+               warnings + (s->plan != NULL ? s->plan->diag.n : 0),
+               warnings + (s->plan != NULL ? s->plan->diag.n : 0) == 1 ? "" : "s");
+      return 1;
+    }
   if (s->diag.n > 0 || (s->plan != NULL && s->plan->n_refused > 0))
     return 1;
   if (o.user_config != NULL)
     printf ("%s: user configuration valid\n", o.user_config);
   return 0;
+}
+
+/* "admission: allowed", "admission: refused: locked: sessions of ...":
+ * the first step of a login, before the plan (admission.h). */
+static void
+print_admission (const BwshSession *s)
+{
+  const BwshAdmission *a = s->admission;
+
+  if (a == NULL)
+    return;
+  if (a->verdict == BWSH_ADMIT_ALLOWED)
+    printf ("admission: allowed%s\n", s->is_subject ? "" : " (not a subject: pam_bwsh leaves the session alone; "
+                                                              "bwsh confines it where it is the login shell)");
+  else if (s->refusal.code == BWSH_ERROR_LOCKED || s->refusal.code == BWSH_ERROR_LIMIT)
+    printf ("admission: refused: %s: %s\n", bwsh_admit_verdict_name (a->verdict), s->refusal.message);
+  else
+    printf ("admission: refused: %s\n", bwsh_admit_verdict_name (a->verdict));
 }
 
 static int
@@ -395,6 +445,7 @@ cmd_explain (int argc, char **argv)
       printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", s->id->name, (unsigned) s->id->uid,
               o.policy != NULL ? o.policy : bwsh_policy_path (),
               s->user_config_path != NULL ? s->user_config_path : "(none)");
+      print_admission (s);
       for (size_t i = 0; i < s->diag.n; i++)
         {
           _cleanup_free_ char *e = bwsh_escape_message (s->diag.lines[i]);

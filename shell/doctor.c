@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "bwsh.h"
 #include "cleanup.h"
 #include "doctor.h"
@@ -131,6 +132,50 @@ read_first_line (const char *path)
     }
   buf[strcspn (buf, "\n")] = '\0';
   return strdup (buf);
+}
+
+/* ------------------------------------------------------------------ lock */
+
+/* --user: a lock (bwshctl lock) refuses every new session of the user. */
+static void
+check_lock (Doctor *d)
+{
+  BwshLock l = { 0 };
+  BwshError err = { 0 };
+  int r;
+
+  if (d->subject == NULL)
+    return;
+  r = bwsh_lock_find (NULL, d->subject, &l, &err);
+  if (r == -ENOENT)
+    {
+      finding (d, LEVEL_OK, NULL, "lock: %s is not locked", d->subject->name);
+      return;
+    }
+  if (r < 0)
+    {
+      finding (d, LEVEL_ERROR, NULL, "lock: cannot read the locks of %s: %s", d->subject->name, err.message);
+      return;
+    }
+  {
+    _cleanup_free_ char *et = bwsh_escape (l.target, strlen (l.target));
+    _cleanup_free_ char *er = bwsh_escape (l.reason, strlen (l.reason));
+    _cleanup_free_ char *eb = bwsh_escape (l.by, strlen (l.by));
+    _cleanup_free_ char *fix = NULL;
+    char when[32] = "?";
+    struct tm tm;
+    time_t t = (time_t) l.since;
+
+    if (l.since > 0)
+      strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
+    if (asprintf (&fix, "bwshctl unlock %s, when the lock is over", et != NULL ? et : "?") < 0)
+      fix = NULL;
+    finding (d, LEVEL_WARNING, fix, "lock: sessions of %s are locked (%s, since %s, by %s): %s; every login of %s is refused",
+             et != NULL ? et : "?", et != NULL && et[0] == '@' ? "a group lock" : "a user lock", when,
+             eb != NULL && eb[0] != '\0' ? eb : "?", er != NULL && er[0] != '\0' ? er : "no reason given",
+             d->subject->name);
+  }
+  bwsh_lock_clear (&l);
 }
 
 /* ----------------------------------------------------------------- policy */
@@ -1179,6 +1224,7 @@ bwshctl_doctor (int argc, char **argv)
     }
 
   check_policy (&d);
+  check_lock (&d);
   check_bwrap (&d, &bw);
   check_apparmor (&d, &aa);
   check_userns (&d, &bw, &aa);

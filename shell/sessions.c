@@ -12,6 +12,8 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -71,6 +73,7 @@ enum
 {
   OPT_JSON,
   OPT_REASON,
+  OPT_POLICY,
   OPT_HELP,
 };
 
@@ -79,7 +82,15 @@ typedef struct
   bool json;
   bool help;
   const char *reason;
+  const char *policy;
 } Options;
+
+/* sessions and locks: --json, --help. */
+static const CtlOption json_opts[] = {
+  { "json", false, OPT_JSON },
+  { "help", false, OPT_HELP },
+  { "h", false, OPT_HELP },
+};
 
 static int
 take_option (void *userdata, int id, const char *arg)
@@ -94,6 +105,9 @@ take_option (void *userdata, int id, const char *arg)
     case OPT_REASON:
       o->reason = arg;
       break;
+    case OPT_POLICY:
+      o->policy = arg;
+      break;
     default:
       o->help = true;
       break;
@@ -101,14 +115,30 @@ take_option (void *userdata, int id, const char *arg)
   return 0;
 }
 
+/* After the sessions: the locks, which refuse the next sessions. */
+static void
+print_lock_footer (void)
+{
+  BwshLock *v = NULL;
+  size_t n = 0;
+
+  if (bwsh_lock_list (NULL, &v, &n, NULL) < 0)
+    return;
+  for (size_t i = 0; i < n; i++)
+    {
+      _cleanup_free_ char *et = bwsh_escape (v[i].target, strlen (v[i].target));
+      _cleanup_free_ char *er = bwsh_escape (v[i].reason, strlen (v[i].reason));
+      printf ("locked: %s: %s (new sessions are refused; bwshctl locks)\n", et != NULL ? et : "?",
+              er != NULL && er[0] != '\0' ? er : "no reason given");
+      bwsh_lock_clear (&v[i]);
+    }
+  free (v);
+}
+
 static int
 cmd_sessions (int argc, char **argv)
 {
-  static const CtlOption opts[] = {
-    { "json", false, OPT_JSON },
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
+
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
   BwshError err = { 0 };
@@ -119,7 +149,7 @@ cmd_sessions (int argc, char **argv)
   bool json;
   int r;
 
-  if (ctl_parse_options (argc, argv, opts, BWSH_N_ELEMENTS (opts), take_option, &o, &operand, 0, &n) < 0)
+  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
     return 2;
   if (o.help)
     {
@@ -129,7 +159,7 @@ cmd_sessions (int argc, char **argv)
   json = o.json;
   if (need_root ("sessions") < 0)
     return 2;
-  r = bwsh_registry_open_locked (NULL, &dirfd, &err);
+  r = bwsh_registry_open (NULL, &dirfd, &err);
   if (r >= 0)
     r = bwsh_registry_list (dirfd, &l, &err);
   /* The policy check loads NSS and policy files: not under the lock. */
@@ -156,11 +186,12 @@ cmd_sessions (int argc, char **argv)
       strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
       if (json)
         {
-          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b}", "user", e->user,
+          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "user", e->user,
                                  "uid", (json_int_t) e->uid, "service", e->service, "rhost", e->rhost, "tty",
                                  e->tty, "pid", (json_int_t) e->pid, "start", when, "command", e->command,
                                  "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "policy",
-                                 e->policy_path, "policy_changed", stale);
+                                 e->policy_path, "policy_changed", stale, "registered_by",
+                                 e->by_bwsh ? "bwsh" : "pam_bwsh");
           if (row == NULL || arr == NULL || json_array_append_new (arr, row) < 0)
             {
               json_decref (arr);
@@ -191,6 +222,8 @@ cmd_sessions (int argc, char **argv)
         }
       printf ("%s\n", text);
     }
+  else
+    print_lock_footer ();
   bwsh_session_list_clear (&l);
   return 0;
 }
@@ -366,6 +399,7 @@ finish_killed (const Killed *k, long budget_ms)
     }
 }
 
+/* The lock's own rule (core's bwsh_lock_applies), for the registered user. */
 static bool
 target_matches (const char *target, const BwshSessionEntry *e)
 {
@@ -376,7 +410,7 @@ target_matches (const char *target, const BwshSessionEntry *e)
     return strcmp (target, e->user) == 0;
   if (bwsh_identity_from_name (e->user, &id, NULL) < 0)
     return false;
-  in = bwsh_identity_load_groups (id, NULL) >= 0 && bwsh_identity_in_group (id, target + 1);
+  in = bwsh_lock_applies (target, id);
   bwsh_identity_free (id);
   return in;
 }
@@ -395,7 +429,7 @@ end_sessions (const char *target)
   bool *mine;
   size_t ended = 0, alive;
 
-  if (bwsh_registry_open_locked (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
+  if (bwsh_registry_open (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
     return 0;
   close (steal_fd (&dirfd));
   mine = calloc (l.n + 1, sizeof *mine);
@@ -475,11 +509,120 @@ lock_event (const char *target, const char *outcome, const char *reason, size_t 
     }
 }
 
+/* Who runs bwshctl: the login uid's name (the kernel's record of who
+ * logged in, which su and sudo keep), else sudo's SUDO_USER, else root. */
+static char *
+acting_admin (void)
+{
+  _cleanup_close_ int fd = open ("/proc/self/loginuid", O_RDONLY | O_CLOEXEC);
+  const char *sudo = getenv ("SUDO_USER");
+  char buf[32];
+  ssize_t len = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
+  unsigned long v;
+  char *end;
+
+  if (len > 0)
+    {
+      buf[len] = '\0';
+      errno = 0;
+      v = strtoul (buf, &end, 10);
+      if (errno == 0 && end != buf && v != 0 && v < 4294967295UL)
+        {
+          struct passwd *pw = getpwuid ((uid_t) v);
+          char *name = NULL;
+          if (pw != NULL)
+            return strdup (pw->pw_name);
+          if (asprintf (&name, "uid %lu", v) < 0)
+            return NULL;
+          return name;
+        }
+    }
+  return strdup (sudo != NULL && sudo[0] != '\0' ? sudo : "root");
+}
+
+/* A lock must hold: refuse a name NSS does not know, and one that is not
+ * a subject of the policy (pam_bwsh leaves a non-subject alone, so their
+ * sshd, su or login with another shell would ignore the lock).  A group is
+ * a subject when the policy confines everybody, names it in
+ * subjects.groups, or names one of its members in subjects.users.
+ * 0, or -1 with the message printed. */
+static int
+lock_target_is_subject (const char *target, const char *policy_path)
+{
+  BwshPolicy *pol = NULL;
+  BwshIdentity *id = NULL;
+  BwshError err = { 0 };
+  const char *path = policy_path != NULL ? policy_path : bwsh_policy_path ();
+  _cleanup_free_ char *et = bwsh_escape (target, strlen (target));
+  bool subject = false;
+  int r;
+
+  if (target[0] != '@')
+    {
+      if (getpwnam (target) == NULL)
+        {
+          fprintf (stderr, "bwshctl: no user \"%s\": nothing locked\n", et != NULL ? et : "?");
+          return -1;
+        }
+      r = bwsh_identity_from_name (target, &id, &err);
+    }
+  else
+    {
+      struct group *gr = getgrnam (target + 1);
+      if (gr == NULL)
+        {
+          fprintf (stderr, "bwshctl: no group \"%s\": nothing locked\n", et != NULL ? et + 1 : "?");
+          return -1;
+        }
+      r = bwsh_identity_from_uid (0, &id, &err);
+    }
+  if (r >= 0)
+    r = bwsh_policy_load (path, id, &pol, &err);
+  if (r < 0)
+    {
+      bwsh_identity_free (id);
+      print_error ("cannot read the policy to check the lock's target", &err);
+      return -1;
+    }
+  if (target[0] != '@')
+    subject = pol->is_subject;
+  else
+    {
+      struct group *gr = getgrnam (target + 1);
+      subject = pol->subject_all || bwsh_bind_list_contains (&pol->subject_groups, target + 1);
+      for (size_t i = 0; gr != NULL && !subject && i < pol->subject_users.n; i++)
+        {
+          const char *u = pol->subject_users.items[i].src;
+          struct passwd *pw = getpwnam (u);
+          if (pw != NULL && pw->pw_gid == gr->gr_gid)
+            subject = true;
+          for (char **m = gr->gr_mem; m != NULL && *m != NULL && !subject; m++)
+            subject = strcmp (*m, u) == 0;
+        }
+    }
+  bwsh_identity_free (id);
+  bwsh_policy_free (pol);
+  if (!subject)
+    {
+      fprintf (stderr,
+               "bwshctl: %s is not a subject of %s: pam_bwsh leaves its sessions alone, so a lock would not hold; "
+               "nothing locked (add it to subjects)\n",
+               et != NULL ? et : "?", path);
+      return -1;
+    }
+  return 0;
+}
+
 static int
 cmd_lock (int argc, char **argv, bool lock)
 {
   static const CtlOption lock_opts[] = {
     { "reason", true, OPT_REASON },
+    { "policy", true, OPT_POLICY },
+    { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },
+  };
+  static const CtlOption unlock_opts[] = {
     { "help", false, OPT_HELP },
     { "h", false, OPT_HELP },
   };
@@ -489,15 +632,14 @@ cmd_lock (int argc, char **argv, bool lock)
   size_t n = 0;
   int r;
 
-  /* unlock takes no --reason: the table without its first entry. */
-  if (ctl_parse_options (argc, argv, lock ? lock_opts : lock_opts + 1,
-                         lock ? BWSH_N_ELEMENTS (lock_opts) : BWSH_N_ELEMENTS (lock_opts) - 1, take_option, &o,
-                         &target, 1, &n)
+  if (ctl_parse_options (argc, argv, lock ? lock_opts : unlock_opts,
+                         lock ? BWSH_N_ELEMENTS (lock_opts) : BWSH_N_ELEMENTS (unlock_opts), take_option, &o, &target,
+                         1, &n)
       < 0)
     return 2;
   if (o.help)
     {
-      printf ("usage: bwshctl lock USER|@GROUP [--reason TEXT]\n       bwshctl unlock USER|@GROUP\n");
+      printf ("usage: bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n       bwshctl unlock USER|@GROUP\n");
       return 0;
     }
   if (n != 1)
@@ -538,12 +680,13 @@ cmd_lock (int argc, char **argv, bool lock)
       return 0;
     }
 
+  if (lock_target_is_subject (target, o.policy) < 0)
+    return 1;
   {
-    const char *by = getenv ("SUDO_USER");
     BwshLock l = {
       .target = strdup (target),
       .reason = strdup (reason != NULL ? reason : ""),
-      .by = strdup (by != NULL ? by : "root"),
+      .by = acting_admin (),
       .since = (int64_t) time (NULL),
     };
     size_t ended;
@@ -564,6 +707,92 @@ cmd_lock (int argc, char **argv, bool lock)
   return 0;
 }
 
+static int
+lock_cmp (const void *a, const void *b)
+{
+  return strcmp (((const BwshLock *) a)->target, ((const BwshLock *) b)->target);
+}
+
+/* bwshctl locks [--json]: every lock, with its reason, since when and who
+ * set it; text escaped (a reason is one line, but a file may say anything). */
+static int
+cmd_locks (int argc, char **argv)
+{
+
+  BwshLock *v = NULL;
+  BwshError err = { 0 };
+  Options o = { 0 };
+  const char *operand;
+  size_t n = 0, nl = 0;
+  json_t *arr = NULL;
+  int ret = 0;
+
+  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
+    return 2;
+  if (o.help)
+    {
+      printf ("usage: bwshctl locks [--json]\n");
+      return 0;
+    }
+  if (need_root ("locks") < 0)
+    return 2;
+  if (bwsh_lock_list (NULL, &v, &nl, &err) < 0)
+    {
+      print_error ("cannot read the locks", &err);
+      return 1;
+    }
+  if (nl > 1)
+    qsort (v, nl, sizeof *v, lock_cmp);
+  if (o.json && (arr = json_array ()) == NULL)
+    ret = -ENOMEM;
+  if (!o.json && nl == 0)
+    printf ("no locks\n");
+  else if (!o.json)
+    printf ("%-24s %-20s %-16s %s\n", "TARGET", "SINCE", "BY", "REASON");
+  for (size_t i = 0; i < nl && ret == 0; i++)
+    {
+      char when[32] = "-";
+      struct tm tm;
+      time_t t = (time_t) v[i].since;
+
+      if (v[i].since > 0)
+        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
+      if (o.json)
+        {
+          json_t *row = json_pack ("{s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by", v[i].by,
+                                   "reason", v[i].reason);
+          if (row == NULL || json_array_append_new (arr, row) < 0)
+            ret = -ENOMEM;
+        }
+      else
+        {
+          _cleanup_free_ char *et = bwsh_escape (v[i].target, strlen (v[i].target));
+          _cleanup_free_ char *eb = bwsh_escape (v[i].by, strlen (v[i].by));
+          _cleanup_free_ char *er = bwsh_escape (v[i].reason, strlen (v[i].reason));
+          printf ("%-24s %-20s %-16s %s\n", et != NULL ? et : "?", when, eb != NULL && eb[0] != '\0' ? eb : "-",
+                  er != NULL && er[0] != '\0' ? er : "-");
+        }
+    }
+  if (o.json && ret == 0)
+    {
+      _cleanup_free_ char *text = json_dumps (arr, JSON_INDENT (2));
+      if (text == NULL)
+        ret = -ENOMEM;
+      else
+        printf ("%s\n", text);
+    }
+  json_decref (arr);
+  for (size_t i = 0; i < nl; i++)
+    bwsh_lock_clear (&v[i]);
+  free (v);
+  if (ret < 0)
+    {
+      fprintf (stderr, "bwshctl: out of memory\n");
+      return 1;
+    }
+  return 0;
+}
+
 int
 bwshctl_sessions (const char *cmd, int argc, char **argv)
 {
@@ -573,5 +802,7 @@ bwshctl_sessions (const char *cmd, int argc, char **argv)
     return cmd_lock (argc, argv, true);
   if (strcmp (cmd, "unlock") == 0)
     return cmd_lock (argc, argv, false);
+  if (strcmp (cmd, "locks") == 0)
+    return cmd_locks (argc, argv);
   return -1;
 }

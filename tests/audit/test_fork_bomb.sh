@@ -20,7 +20,7 @@ BOMB_PID=
 end_bomb()
 {
   [ -n "$BOMB_PID" ] || return 0
-  bwshctl_run lock "$IT_USER" --reason "fork bomb test over"
+  bwshctl_run lock "$IT_USER" --reason "fork bomb test over" --policy "$SSH_POLICY"
   bwshctl_run unlock "$IT_USER"
   kill "$BOMB_PID" 2>/dev/null
   wait "$BOMB_PID" 2>/dev/null
@@ -64,7 +64,7 @@ grep -q "Resource temporarily unavailable" "$IT_TMP/bomb.err" \
 grep -q bombing "$IT_TMP/bomb.out" || it_fail "(control) the bomb did not run in the session"
 
 it_check "bwshctl lock ends the bombed session and everything in it"
-bwshctl_run lock "$IT_USER" --reason "fork bomb"
+bwshctl_run lock "$IT_USER" --reason "fork bomb" --policy "$SSH_POLICY"
 it_assert_rc 0
 it_assert_out_has "1 live sessions ended"
 left=$(audit_user_procs)

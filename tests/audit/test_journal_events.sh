@@ -58,7 +58,7 @@ it_assert_eq accepted "$(journal_field "$su_entry" BWSH_OUTCOME)" "plain su outc
 it_assert_eq "$IT_BWSH" "$(journal_field "$su_entry" BWSH_COMMAND)" "plain su command"
 
 it_check "bwshctl lock: a lock event, then the next login refused with the reason"
-bwshctl_run lock "$IT_USER" --reason "incident 4711"
+bwshctl_run lock "$IT_USER" --reason "incident 4711" --policy "$SSH_POLICY"
 it_assert_rc 0
 journal_wait_for 1 "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" || exit 1
 lock=$(journal_json "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" | tail -n 1)

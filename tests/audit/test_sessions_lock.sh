@@ -78,7 +78,7 @@ bwshctl_run sessions
 it_check "bwshctl lock ends both sessions and leaves no process of the user"
 [ "$(audit_user_tasks)" -gt 0 ] || it_fail "(control) the sessions have no process to end"
 start=$(date +%s%N)
-bwshctl_run lock "$IT_USER" --reason "laptop stolen"
+bwshctl_run lock "$IT_USER" --reason "laptop stolen" --policy "$SSH_POLICY"
 elapsed_ms=$((($(date +%s%N) - start) / 1000000))
 it_assert_rc 0
 it_assert_out_has "$IT_USER locked; 2 live sessions ended"
@@ -103,7 +103,7 @@ it_assert_out_lacks "bwsh:"
 
 it_check "the lock survives: it is a file in the persistent state directory"
 it_assert_exists "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
-[ "$(stat -c '%U %a' "$IT_PREFIX/var/lib/bwsh/locks")" = "root 700" ] \
+[ "$(stat -c '%U %a' "$IT_PREFIX/var/lib/bwsh/locks")" = "root 755" ] \
   || it_fail "locks directory: $(stat -c '%U %a' "$IT_PREFIX/var/lib/bwsh/locks")"
 
 it_check "after unlock a login works again"
@@ -117,7 +117,7 @@ it_assert_rc 1
 it_assert_err_has "bwshctl: $IT_USER is not locked"
 
 it_check "a group lock (@GROUP) refuses a member, and names the group"
-bwshctl_run lock "@$IT_GROUP" --reason "group drill"
+bwshctl_run lock "@$IT_GROUP" --reason "group drill" --policy "$SSH_POLICY"
 it_assert_rc 0
 ssh_run -o LogLevel=INFO t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "a member of a locked group logged in: $IT_OUT"
@@ -158,7 +158,7 @@ for bad in "../$IT_USER" "a/b" ".x" "-rf" "@" ""; do
   it_assert_rc 2
   it_assert_err_has "bwshctl: \"$bad\" is not a user or @group name"
 done
-bwshctl_run lock "$IT_USER" --reason "$(printf 'two\nlines')"
+bwshctl_run lock "$IT_USER" --reason "$(printf 'two\nlines')" --policy "$SSH_POLICY"
 it_assert_rc 2
 it_assert_err_has "bwshctl: the reason must be one line of at most 256 bytes"
 it_assert_absent "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"

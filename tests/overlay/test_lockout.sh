@@ -95,18 +95,19 @@ it_collect
 it_assert_rc 0
 it_assert_err_has "$POL:3: the shell /bin/bwsh-no-such-shell cannot be run"
 
-it_check "names NSS does not know, in subjects and match, with their lines (warnings)"
+it_check "names NSS does not know, in subjects and match, with their lines (errors, exit 1)"
 ov_policy "subjects = { users = [ \"$IT_USER\", \"bwsh-no-such-user\" ];
   groups = [ \"bwsh-no-such-group\" ]; };
 match = ( { group = \"bwsh-no-such-group2\"; strict = true; } );"
 IT_RC=0
 "$BWSHCTL" check >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
-it_assert_err_has "$POL:2: warning: "
+it_assert_rc 1
+it_assert_err_has "$POL:2: error: "
 it_assert_err_has "no user \"bwsh-no-such-user\" in NSS: it confines nobody"
-it_assert_err_has "$POL:3: warning: "
+it_assert_err_has "$POL:3: error: "
 it_assert_err_has "no group \"bwsh-no-such-group\" in NSS: it confines nobody"
-it_assert_err_has "$POL:4: warning: "
+it_assert_err_has "$POL:4: error: "
 it_assert_err_has "no group \"bwsh-no-such-group2\" in NSS: it confines nobody"
 it_assert_err_lacks "\"$IT_USER\" in NSS"
 

@@ -37,6 +37,11 @@ grep -qx -- --user <<<"$(comp "$ctl" doctor --)" || fail "doctor: no option --us
 # User names: root exists everywhere.
 grep -qx root <<<"$(comp "$ctl" explain ro)" || fail "explain USER does not complete root"
 grep -qx root <<<"$(comp "$ctl" doctor --user ro)" || fail "doctor --user does not complete root"
+# lock and unlock: users, and groups after "@".
+grep -qx root <<<"$(comp "$ctl" lock ro)" || fail "lock USER does not complete root"
+grep -qx @root <<<"$(comp "$ctl" lock @ro)" || fail "lock @GROUP does not complete @root"
+grep -qx @root <<<"$(comp "$ctl" unlock @ro)" || fail "unlock @GROUP does not complete @root"
+grep -qx -- --policy <<<"$(comp "$ctl" lock --)" || fail "lock: no option --policy"
 # File names after --policy.
 d=$(mktemp -d) && touch "$d/policy-file.conf"
 grep -qx "$d/policy-file.conf" <<<"$(comp "$ctl" check --policy "$d/pol")" || fail "--policy does not complete a file name"

@@ -102,6 +102,8 @@ setup ()
   # namespace, and with no journal socket the audit goes to syslog, the
   # listener below, even on a host that runs journald.
   mount -t tmpfs -o mode=0755 tmpfs /run
+  # The last good policy of this build's module: in the test's tree.
+  export BWSH_TEST_LKG_DIR=$T/last-good
 
   rm -f /dev/log
   python3 "$(dirname "$0")/syslog_listener.py" /dev/log "$T/syslog" &

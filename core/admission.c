@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Admission: subject, service, shell, lock, max_sessions (see admission.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "admission.h"
+#include "cleanup.h"
+
+/* How far up bwsh looks for the process that opened its PAM session: sshd
+ * puts two processes in between (the session's child and the shell's
+ * parent), su one; a deeper chain is not a login. */
+#define ANCESTORS_MAX 16
+
+void
+bwsh_admission_clear (BwshAdmission *a)
+{
+  if (a == NULL)
+    return;
+  bwsh_lock_clear (&a->lock);
+  *a = (BwshAdmission) { 0 };
+}
+
+const char *
+bwsh_admit_verdict_name (BwshAdmitVerdict v)
+{
+  static const char *const names[] = {
+    [BWSH_ADMIT_ALLOWED] = "allowed",   [BWSH_ADMIT_NOT_SUBJECT] = "not a subject",
+    [BWSH_ADMIT_SERVICE] = "service",   [BWSH_ADMIT_SHELL] = "shell",
+    [BWSH_ADMIT_LOCKED] = "locked",     [BWSH_ADMIT_MAX_SESSIONS] = "max_sessions",
+  };
+
+  return (size_t) v < BWSH_N_ELEMENTS (names) ? names[v] : "?";
+}
+
+int
+bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
+{
+  _cleanup_close_ int dirfd = -1;
+  BwshSessionList l = { 0 };
+  pid_t chain[ANCESTORS_MAX];
+  size_t n = 0;
+  int r;
+
+  *ret = false;
+  r = bwsh_registry_open (dir, &dirfd, err);
+  if (r == -ENOENT)
+    return 0;
+  if (r < 0)
+    return r;
+  for (pid_t p = pid; p > 1 && n < ANCESTORS_MAX;)
+    {
+      pid_t parent;
+      chain[n++] = p;
+      if (bwsh_pid_parent (p, &parent) < 0)
+        break;
+      p = parent;
+    }
+  r = bwsh_registry_list (dirfd, &l, err);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < l.n && !*ret; i++)
+    {
+      const BwshSessionEntry *e = &l.items[i];
+      /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
+      if (e->by_bwsh || e->uid != uid)
+        continue;
+      for (size_t k = 0; k < n; k++)
+        if (chain[k] == e->pid)
+          *ret = true;
+    }
+  bwsh_session_list_clear (&l);
+  return 0;
+}
+
+static int
+refuse (BwshAdmission *a, BwshAdmitVerdict v, BwshErrorCode step, BwshError *err, const char *fmt, ...)
+  __attribute__ ((format (printf, 5, 6)));
+
+static int
+refuse (BwshAdmission *a, BwshAdmitVerdict v, BwshErrorCode step, BwshError *err, const char *fmt, ...)
+{
+  char msg[sizeof err->message];
+  va_list ap;
+
+  a->verdict = v;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  return bwsh_error_step (err, step, bwsh_error_set (err, -EPERM, NULL, 0, 0, "%s", msg));
+}
+
+static int
+check_lock (const BwshAdmitRequest *req, const BwshIdentity *id, BwshAdmission *a, BwshError *err)
+{
+  int r = bwsh_lock_find (req->locks_dir, id, &a->lock, err);
+
+  if (r == -ENOENT)
+    return 0;
+  if (r < 0)
+    {
+      /* Fail closed: a lock that cannot be read may be there. */
+      a->verdict = BWSH_ADMIT_LOCKED;
+      if (err != NULL && err->message[0] == '\0')
+        bwsh_error_set (err, r, NULL, 0, 0, "%s", strerror (-r));
+      return bwsh_error_step (err, BWSH_ERROR_LOCKED, r);
+    }
+  return refuse (a, BWSH_ADMIT_LOCKED, BWSH_ERROR_LOCKED, err, "sessions of %s are locked: %s", a->lock.target,
+                 a->lock.reason[0] != '\0' ? a->lock.reason : "no reason given");
+}
+
+static int
+check_sessions (const BwshAdmitRequest *req, const BwshIdentity *id, const BwshPolicy *pol, BwshAdmission *a,
+                BwshError *err)
+{
+  int r;
+
+  a->max_sessions = pol->max_sessions;
+  if (req->session_pid > 0)
+    {
+      r = bwsh_registry_holds_ancestor (req->sessions_dir, id->uid, req->session_pid, &a->registered, err);
+      if (r < 0)
+        return bwsh_error_step (err, BWSH_ERROR_LIMIT, r);
+      /* pam_bwsh counted it, under the same rule, and holds its place. */
+      if (a->registered)
+        return 0;
+    }
+  if (pol->max_sessions == 0)
+    return 0;
+  r = bwsh_registry_count (req->sessions_dir, id->uid, NULL, &a->live, err);
+  if (r < 0)
+    {
+      a->verdict = BWSH_ADMIT_MAX_SESSIONS;
+      return bwsh_error_step (err, BWSH_ERROR_LIMIT, r);
+    }
+  if (a->live >= pol->max_sessions)
+    return refuse (a, BWSH_ADMIT_MAX_SESSIONS, BWSH_ERROR_LIMIT, err,
+                   "%s has %zu sessions open, at most %u are allowed (max_sessions)", id->name, a->live,
+                   pol->max_sessions);
+  return 0;
+}
+
+int
+bwsh_admit (const BwshAdmitRequest *req, const BwshIdentity *id, const BwshPolicy *pol, BwshAdmission *ret,
+            BwshError *err)
+{
+  BwshAdmission a = { .verdict = BWSH_ADMIT_ALLOWED };
+  int r;
+
+  /* subject */
+  if (req->pam && !pol->is_subject)
+    {
+      a.verdict = BWSH_ADMIT_NOT_SUBJECT;
+      *ret = a;
+      return 0;
+    }
+  /* service */
+  if (req->pam && bwsh_policy_refuses_service (pol, req->service))
+    r = refuse (&a, BWSH_ADMIT_SERVICE, BWSH_ERROR_SERVICE, err,
+                "service %s never runs the login shell; refused for sandboxed user %s",
+                req->service != NULL && req->service[0] != '\0' ? req->service : "-", id->name);
+  /* shell */
+  else if (req->pam && pol->require_shell && !bwsh_shell_is_bwsh (id->shell, req->bwsh_binary))
+    r = refuse (&a, BWSH_ADMIT_SHELL, BWSH_ERROR_SHELL, err,
+                "the login shell of sandboxed user %s is %s, not %s (require_shell)", id->name,
+                id->shell != NULL && id->shell[0] != '\0' ? id->shell : "-", req->bwsh_binary);
+  /* lock, then max_sessions */
+  else if ((r = check_lock (req, id, &a, err)) >= 0)
+    r = check_sessions (req, id, pol, &a, err);
+  *ret = a;
+  return r;
+}

@@ -209,32 +209,3 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
     *err = e;
   return r;
 }
-
-bool
-bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service)
-{
-  /* A subject's cron or at job runs /bin/sh -c directly, never the login
-   * shell, so it would run unsandboxed.  No service name: refused too. */
-  if (!bwsh_service_runs_login_shell (pol, service))
-    return true;
-  return bwsh_bind_list_contains (&pol->refused_services, service);
-}
-
-bool
-bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary)
-{
-  _cleanup_free_ char *have = NULL, *want = NULL;
-
-  /* The shell must be the installed bwsh itself: its path, or a path that
-   * resolves to it; not merely some file called "bwsh". */
-  if (shell == NULL || shell[0] != '/' || bwsh_binary == NULL)
-    return false;
-  if (bwsh_path_normalize (shell, &have) == BWSH_PATH_OK && bwsh_path_normalize (bwsh_binary, &want) == BWSH_PATH_OK
-      && strcmp (have, want) == 0)
-    return true;
-  free (steal_pointer (&have));
-  free (steal_pointer (&want));
-  have = realpath (shell, NULL);
-  want = realpath (bwsh_binary, NULL);
-  return have != NULL && want != NULL && strcmp (have, want) == 0;
-}

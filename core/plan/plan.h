@@ -10,6 +10,7 @@
  *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
  *   home.c          the project directory, the state, the home's layers
  *   merge.c         the policy's and the user's lists over the defaults
+ *   protect.c       protected paths bound again read-only after the merge
  *   env.c           the session's environment
  *   limits.c        resolution: coalescing, max_mounts, file descriptors
  *   destinations.c  resolution: the state directory, mount points
@@ -117,10 +118,10 @@ int choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err);
 int add_home (Ctx *c, const char *project, const char *state_dir);
 int add_overlay_dir (Ctx *c);
 
-/* merge.c */
+/* merge.c, protect.c */
 int merge (Ctx *c, const BwshUserConfig *uc);
-int add_protected (Ctx *c);
 int sort_by_depth (BwshPlan *p);
+int add_protected (Ctx *c);
 
 /* env.c */
 int build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err);

@@ -84,6 +84,6 @@ it_assert_eq /bin/bash "$(getent passwd "$NESTED" | cut -d: -f7)" "shell of $NES
 MARK=$IT_ROOT/home/$NESTED/project/ran
 fleet_ssh_as "$NESTED" "touch $MARK; $FLEET_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "the session ran: $IT_OUT"
-it_assert_out_has "bwsh: the login shell of sandboxed user $NESTED is /bin/bash, not $IT_BWSH (require_shell)"
+it_assert_err_has "bwsh: the login shell of sandboxed user $NESTED is /bin/bash, not $IT_BWSH (require_shell)"
 it_assert_out_lacks " $(id -u "$NESTED")"
 it_assert_absent "$MARK"

@@ -87,6 +87,9 @@ setup ()
       mount --move "/dev/$m" "$T/move-$m"
     fi
   done
+  # A tun node every user may open: these tests are about PAM, not about a
+  # host whose /dev/net/tun is closed to users (tests/network has those).
+  mkdir -p "$T/dev-up/net" && mknod -m 0666 "$T/dev-up/net/tun" c 10 200
   mount -t overlay overlay -o "lowerdir=/dev,upperdir=$T/dev-up,workdir=$T/dev-work" /dev
   for m in pts shm mqueue hugepages; do
     if [ -d "$T/move-$m" ]; then
@@ -95,6 +98,15 @@ setup ()
     fi
   done
 
+  # The network helper this build's bwsh starts (#26), where it looks for
+  # it: an overlay on the nearest directory of that path that exists.
+  if [ -n "${BWSH_LIBEXECDIR:-}" ] && [ -n "${BWSH_BUILT_NETNS:-}" ]; then
+    local anc=$BWSH_LIBEXECDIR
+    while [ ! -d "$anc" ]; do anc=$(dirname "$anc"); done
+    mkdir -p "$T/lx-up/${BWSH_LIBEXECDIR#"$anc"}" "$T/lx-work"
+    install -m 0755 "$BWSH_BUILT_NETNS" "$T/lx-up/${BWSH_LIBEXECDIR#"$anc"}/bwsh-netns"
+    mount -t overlay overlay -o "lowerdir=$anc,upperdir=$T/lx-up,workdir=$T/lx-work" "$anc"
+  fi
   install -m 0755 "$BWSH_BUILT_BWSH" "$T/bin-up/bwsh"
   mount -t overlay overlay -o "lowerdir=$BWSH_BINDIR,upperdir=$T/bin-up,workdir=$T/bin-work" "$BWSH_BINDIR"
 

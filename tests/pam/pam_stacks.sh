@@ -18,7 +18,9 @@ subject_with_overlay ()
 {
   make_user "$BWSH_BINDIR/bwsh"
   SUBJECT=$U
-  write_policy "subjects = { users = [\"$U\"]; };"
+  # The administrator allows these binds (issue 24's allow-list): of the
+  # overlay's four entries, only the read-write /etc is refused.
+  write_policy "subjects = { users = [\"$U\"]; }; rw_ceilings = [ \"~\" ]; ro_ceilings = [ \"/opt\", \"/nonexistent\" ];"
   mkdir -p "$T/home/$U/.config/bwsh" "$T/home/$U/work"
   printf '{"preferences":{"sandboxBwrapMounts":{"additionalROBinds":["/opt", "/nonexistent"],
     "additionalBinds":["%s/work", "/etc"]}}}\n' "$T/home/$U" >"$T/home/$U/.config/bwsh/config.json"

@@ -75,7 +75,8 @@ pol_write "# explain
 ro_binds = [ \"$IT_TMP/forced\" ];
 network = \"none\";
 rlimits = { nproc = 77; };
-env_allow = [ \"BWPOL_*\" ];"
+env_allow = [ \"BWPOL_*\" ];
+rw_ceilings = [ \"~\" ];"
 it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\", \"/etc/ssh\" ] } } }"
 export BWPOL_X=seen
 pol_explain

@@ -74,7 +74,7 @@ chmod 0755 "$T/recorder"
 it_check "a private build with the recorder as its bwrap"
 if ! { cmake -S "$BWSH_SOURCE_DIR" -B "$T/build" -DBWSH_BWRAP_PATH="$T/recorder" \
     -DCMAKE_INSTALL_PREFIX="$T/prefix" -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF -DBWSH_MAN=OFF \
-  && cmake --build "$T/build" -j"$(nproc)" --target bwsh bwshctl; } >"$T/build.log" 2>&1; then
+  && cmake --build "$T/build" -j"$(nproc)" --target bwsh bwshctl bwsh-netns; } >"$T/build.log" 2>&1; then
   tail -n 30 "$T/build.log" >&2
   it_fail "build failed"
   exit 1
@@ -82,6 +82,8 @@ fi
 # Only the two programs are needed; the policy path is compiled in.
 install -d -m 0755 "$T/prefix/bin" "$T/prefix/etc/bwsh" "$T/prefix/etc/bwsh/conf.d"
 install -m 0755 "$T/build/shell/bwsh" "$T/build/shell/bwshctl" "$T/prefix/bin/"
+# The network helper bwsh spawns for network = "private" (#26).
+install -D -m 0755 "$T/build/helpers/bwsh-netns" "$T/prefix/libexec/bwsh/bwsh-netns"
 RBWSH=$T/prefix/bin/bwsh
 RCTL=$T/prefix/bin/bwshctl
 

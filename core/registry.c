@@ -778,23 +778,26 @@ bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshErro
 }
 
 int
-bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
-  BwshSessionList l = { 0 };
-  size_t live = 0;
-  int r;
+  int r = bwsh_registry_open (dir, &dirfd, err);
 
-  r = bwsh_registry_open (dir, &dirfd, err);
+  *ret = (BwshSessionList) { 0 };
   if (r == -ENOENT)
-    {
-      /* No registry yet this boot: nobody has a session. */
-      *ret_live = 0;
-      return 0;
-    }
+    return 0; /* no registry yet this boot: nobody has a session */
   if (r < 0)
     return r;
-  r = bwsh_registry_list (dirfd, &l, err);
+  return bwsh_registry_list (dirfd, ret, err);
+}
+
+int
+bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+{
+  BwshSessionList l = { 0 };
+  size_t live = 0;
+  int r = bwsh_registry_read (dir, &l, err);
+
   if (r < 0)
     return r;
   for (size_t i = 0; i < l.n; i++)

@@ -42,18 +42,12 @@ bwsh_admit_verdict_name (BwshAdmitVerdict v)
 int
 bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
 {
-  _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
   pid_t chain[ANCESTORS_MAX];
   size_t n = 0;
   int r;
 
   *ret = false;
-  r = bwsh_registry_open (dir, &dirfd, err);
-  if (r == -ENOENT)
-    return 0;
-  if (r < 0)
-    return r;
   for (pid_t p = pid; p > 1 && n < ANCESTORS_MAX;)
     {
       pid_t parent;
@@ -62,7 +56,7 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
         break;
       p = parent;
     }
-  r = bwsh_registry_list (dirfd, &l, err);
+  r = bwsh_registry_read (dir, &l, err);
   if (r < 0)
     return r;
   for (size_t i = 0; i < l.n && !*ret; i++)

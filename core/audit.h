@@ -169,6 +169,10 @@ bool bwsh_lock_applies (const char *target, const BwshIdentity *id);
 int bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err);
 int bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err);
 
+/* Every live entry (bwsh_registry_open() and _list() in one); no registry:
+ * none. */
+int bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err);
+
 /* The live sessions of @uid, leaving out the entry @except_id (NULL: none).
  * No registry: 0 sessions. */
 int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err);

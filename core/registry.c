@@ -97,12 +97,14 @@ bwsh_lock_clear (BwshLock *l)
   *l = (BwshLock) { 0 };
 }
 
-/* Make @path (and its missing ancestors) a root-owned directory of @mode,
- * or check that it is one: owned by root and writable by nobody else
- * (@mode 01777: world-writable and sticky, like /tmp).  Root brings an
- * older mode (0700 before bwsh enforced locks as the user) to @mode. */
+/* With @make (root writing: a registration, a lock), make @path (and its
+ * missing ancestors) a root-owned directory of @mode, bringing an older mode
+ * (0700 before bwsh read these as the user) to @mode.  Without, only open
+ * it: a reader (explain, a count, bwsh) creates nothing.  Either way it
+ * must be root's and writable by nobody else (@mode 01777: world-writable
+ * and sticky, like /tmp). */
 static int
-open_root_dir (const char *path, mode_t mode, int *ret_fd, BwshError *err)
+open_root_dir (const char *path, mode_t mode, bool make, int *ret_fd, BwshError *err)
 {
   _cleanup_free_ char *parent = strdup (path);
   _cleanup_close_ int fd = -1;
@@ -112,7 +114,8 @@ open_root_dir (const char *path, mode_t mode, int *ret_fd, BwshError *err)
   if (parent == NULL)
     return -ENOMEM;
   slash = strrchr (parent, '/');
-  if (slash != NULL && slash != parent && geteuid () == 0)
+  make = make && geteuid () == 0;
+  if (slash != NULL && slash != parent && make)
     {
       /* Missing ancestors (a test prefix's run/) get the usual 0755. */
       *slash = '\0';
@@ -126,39 +129,46 @@ open_root_dir (const char *path, mode_t mode, int *ret_fd, BwshError *err)
       if (mkdir (parent, 0755) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
     }
-  if (geteuid () == 0 && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
+  if (make && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
   fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
   if (fstat (fd, &st) < 0)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat the directory: %m");
-  if (st.st_uid == 0 && geteuid () == 0 && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
+  if (st.st_uid == 0 && make && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
     st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
-  if (st.st_uid != 0 || (st.st_mode & 07777) != mode)
+  if (st.st_uid != 0 || ((st.st_mode & 07777) != mode && (make || (st.st_mode & 0022) != 0)))
     return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with mode %04o", (unsigned) mode);
   *ret_fd = steal_fd (&fd);
   return 0;
 }
 
-int
-bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err)
+static int
+registry_open (const char *dir, bool make, int *ret_dirfd, BwshError *err)
 {
-  int r = open_root_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, 0755, ret_dirfd, err);
+  int r = open_root_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, 0755, make, ret_dirfd, err);
 
   if (r == -ENOENT)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "no session registry");
   return r;
 }
 
-/* The users' part of the registry below @dirfd: root makes it. */
+int
+bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err)
+{
+  return registry_open (dir, false, ret_dirfd, err);
+}
+
+/* The users' part of the registry below @dirfd: root makes it (@make). */
 static int
-open_user_dir (int dirfd, int *ret_fd)
+open_user_dir (int dirfd, bool make, int *ret_fd)
 {
   _cleanup_close_ int fd = -1;
   struct stat st;
 
-  if (geteuid () == 0 && mkdirat (dirfd, "user", 01777) < 0 && errno != EEXIST)
+  make = make && geteuid () == 0;
+  if (make && mkdirat (dirfd, "user", 01777) < 0 && errno != EEXIST)
     return -errno;
   fd = openat (dirfd, "user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
@@ -166,7 +176,7 @@ open_user_dir (int dirfd, int *ret_fd)
   if (fstat (fd, &st) < 0)
     return -errno;
   /* mkdir's mode is cut by the umask. */
-  if (st.st_uid == 0 && geteuid () == 0 && (st.st_mode & 07777) != 01777 && fchmod (fd, 01777) == 0)
+  if (st.st_uid == 0 && make && (st.st_mode & 07777) != 01777 && fchmod (fd, 01777) == 0)
     st.st_mode = (st.st_mode & ~(mode_t) 07777) | 01777;
   if (st.st_uid != 0 || (st.st_mode & 07777) != 01777)
     return -EPERM;
@@ -328,7 +338,7 @@ bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
   BwshSessionList l = { 0 };
   int r = list_dir (dirfd, false, &l);
 
-  if (r >= 0 && open_user_dir (dirfd, &userfd) >= 0)
+  if (r >= 0 && open_user_dir (dirfd, false, &userfd) >= 0)
     r = list_dir (userfd, true, &l);
   if (r < 0)
     {
@@ -473,7 +483,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (l->target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_root_dir (dir, 0755, &dirfd, err);
+  r = open_root_dir (dir, 0755, true, &dirfd, err);
   if (r < 0)
     return r;
   o = json_pack ("{s:s, s:s, s:s, s:I}", "target", l->target, "reason", l->reason != NULL ? l->reason : "",
@@ -496,7 +506,7 @@ bwsh_lock_remove (const char *dir, const char *target, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_root_dir (dir, 0755, &dirfd, err);
+  r = open_root_dir (dir, 0755, true, &dirfd, err);
   if (r < 0)
     return r;
   if (unlinkat (dirfd, name, 0) < 0)
@@ -688,23 +698,26 @@ bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshErro
 }
 
 int
-bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
-  BwshSessionList l = { 0 };
-  size_t live = 0;
-  int r;
+  int r = bwsh_registry_open (dir, &dirfd, err);
 
-  r = bwsh_registry_open (dir, &dirfd, err);
+  *ret = (BwshSessionList) { 0 };
   if (r == -ENOENT)
-    {
-      /* No registry yet this boot: nobody has a session. */
-      *ret_live = 0;
-      return 0;
-    }
+    return 0; /* no registry yet this boot: nobody has a session */
   if (r < 0)
     return r;
-  r = bwsh_registry_list (dirfd, &l, err);
+  return bwsh_registry_list (dirfd, ret, err);
+}
+
+int
+bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+{
+  BwshSessionList l = { 0 };
+  size_t live = 0;
+  int r = bwsh_registry_read (dir, &l, err);
+
   if (r < 0)
     return r;
   for (size_t i = 0; i < l.n; i++)
@@ -723,13 +736,16 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
   size_t live = 0;
   int r;
 
-  r = bwsh_registry_open (dir, &dirfd, err);
+  r = registry_open (dir, true, &dirfd, err);
   if (r < 0)
     return r;
-  if (geteuid () != 0)
+  /* Root (pam_bwsh) makes the users' part on the way, for bwsh. */
+  r = open_user_dir (dirfd, true, &userfd);
+  if (geteuid () == 0)
+    close (steal_fd (&userfd));
+  else
     {
       /* bwsh, as the user: into the users' part, which root made. */
-      r = open_user_dir (dirfd, &userfd);
       if (r < 0)
         return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
                                "cannot open the users' part of the session registry: %s", strerror (-r));

@@ -162,7 +162,8 @@ cmd_sessions (int argc, char **argv)
   r = bwsh_registry_open (NULL, &dirfd, &err);
   if (r >= 0)
     r = bwsh_registry_list (dirfd, &l, &err);
-  /* The policy check loads NSS and policy files: not under the lock. */
+  else if (r == -ENOENT)
+    r = 0; /* no registry yet this boot: no sessions */
   if (dirfd >= 0)
     close (steal_fd (&dirfd));
   if (r < 0)

@@ -129,12 +129,14 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
   /* As the caller (root for pam_bwsh and bwshctl --user): the policy is
    * root's file, and the loader refuses it unless root owns it. */
   r = bwsh_policy_load (policy_path, s->id, &s->policy, &e);
-  if (r < 0 && req->mode == BWSH_SESSION_RUN)
+  if (r < 0 && (req->mode == BWSH_SESSION_RUN || req->pam))
     {
       /* A policy that cannot be read must not lock everybody out (issue
        * 25): the last policy that loaded cleanly decides who is a subject
        * and how; root is never refused; with no good copy, only an account
-       * whose shell is bwsh is refused (it cannot run without a policy). */
+       * whose shell is bwsh is refused (it cannot run without a policy).
+       * pam_bwsh's account stage (CHECK) decides the same way as its
+       * session stage, or it would refuse what the session lets in. */
       s->policy_fallback = true;
       bwsh_error_step (&e, BWSH_ERROR_POLICY, r);
       s->policy_error = e;
@@ -169,7 +171,9 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
                                          .bwsh_binary = req->bwsh_binary,
                                          .session_pid = req->session_pid },
                   s->id, s->policy, s->admission, &e);
-  if (r < 0 && req->mode == BWSH_SESSION_RUN)
+  /* pam_bwsh's account stage stops here too: a refused login opens
+   * nothing of the user's. */
+  if (r < 0 && (req->mode == BWSH_SESSION_RUN || req->pam))
     {
       if (err != NULL)
         *err = e;

@@ -508,8 +508,9 @@ prepare (Ctx *c, BwshSessionMode mode, BwshSession **ret)
   r = bwsh_session_prepare (&req, ret, &err);
   if (*ret != NULL && (*ret)->id != NULL)
     c->uid = (*ret)->id->uid;
-  /* Once per login: the session stage logs the warnings and events. */
-  if (*ret != NULL && (*ret)->policy_fallback && !c->account)
+  /* Once per login: the session stage logs the warnings and events, or
+   * the account stage when it refuses (there is no session stage then). */
+  if (*ret != NULL && (*ret)->policy_fallback && (!c->account || r < 0))
     policy_fallback_event (c, *ret, r);
   if (r >= 0 && *ret != NULL && (*ret)->policy != NULL && !(*ret)->policy_fallback)
     {

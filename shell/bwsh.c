@@ -18,7 +18,7 @@
  *                      /dev/net/tun: BWSH_ERROR_NETWORK, #27)
  *   71 EX_OSERR        the system failed (identity, home, project directory,
  *                      privileges, memory)
- *   77 EX_NOPERM       the policy refuses the session
+ *   77 EX_NOPERM       the policy refuses the session (a lock, max_sessions)
  *   78 EX_CONFIG       the policy or the user's overlay cannot be used
  *    2                 a usage error, as sh
  */
@@ -78,6 +78,8 @@ exit_status (const BwshError *err)
     case BWSH_ERROR_SHELL:
     case BWSH_ERROR_PLAN:
     case BWSH_ERROR_RESOLVE:
+    case BWSH_ERROR_LOCKED:
+    case BWSH_ERROR_LIMIT:
       return EX_NOPERM;
     case BWSH_ERROR_NETWORK:
     case BWSH_ERROR_LAUNCH:

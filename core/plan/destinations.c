@@ -347,6 +347,10 @@ walk_destination (BwshPlan *p, size_t i, BwshResolveMode mode, char *buf, size_t
               snprintf (buf, bufsz, "destination %s: %s (skipped)", path, strerror (e));
               return buf;
             }
+          /* A dry run's project or state that a session creates (with
+           * every missing directory on its way, before this walk): there. */
+          if (mode == BWSH_RESOLVE_DRY_RUN && m->fd < 0 && makeable_layer (m))
+            return NULL;
           if (q->kind == BWSH_MOUNT_RO_BIND)
             {
               snprintf (buf, bufsz, "destination cannot be made: %s is read-only inside the sandbox (skipped)",

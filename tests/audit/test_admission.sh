@@ -80,14 +80,14 @@ bwshctl_run lock "$IT_USER" --reason "ticket 4711" --policy "$SSH_POLICY"
 it_assert_rc 0
 in_stack "$IT_TMP/pam.plain" strace -f -o "$IT_TMP/trace.plain" -e trace=open,openat,openat2,mkdir,mkdirat,creat \
   su - "$IT_USER" -c "$SSH_PROBE"
-it_assert_rc 1
+it_assert_rc 77
 it_assert_eq "" "$IT_OUT" "nothing ran"
 it_assert_err_has "bwsh: sessions of $IT_USER are locked: ticket 4711"
 it_assert_eq "" "$(touched_home "$IT_TMP/trace.plain")" "opened or created under the home"
 it_assert_absent "$IT_HOME/project"
 grep -q 'execve("[^"]*bwrap"' "$IT_TMP/trace.plain" && it_fail "bwrap was executed"
 in_stack "$IT_TMP/pam.plain" su "$IT_USER" -c "$SSH_PROBE"
-it_assert_rc 1
+it_assert_rc 77
 it_assert_err_has "bwsh: sessions of $IT_USER are locked: ticket 4711"
 
 it_check "a locked subject through su with pam_bwsh: refused before anything is opened or created"
@@ -134,7 +134,7 @@ python3 -c 'import json, sys
 s = [s for s in json.loads(sys.argv[1]) if s["user"] == sys.argv[2]][0]
 assert s["registered_by"] == "bwsh", s' "$IT_OUT" "$IT_USER" || it_fail "sessions --json: $IT_OUT"
 in_stack "$IT_TMP/pam.plain" su - "$IT_USER" -c "$SSH_PROBE"
-it_assert_rc 1
+it_assert_rc 77
 it_assert_err_has "bwsh: $IT_USER has 1 sessions open, at most 1 are allowed (max_sessions)"
 it_assert_eq "" "$IT_OUT" "nothing ran"
 it_check "bwshctl lock ends the session bwsh registered"

@@ -219,7 +219,7 @@ row setting_rw_ceilings "rw_ceilings = ( \"~\", \"$IT_TMP/share\" );" \
 row setting_ro_ceilings 'ro_ceilings = ( "/usr" );' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
   "" "$IT_TMP/forced"
-row setting_protected 'protected = ( "~/.ssh", "~/rw/keep" );' \
+row setting_protected 'rw_ceilings = ( "~" ); protected = ( "~/.ssh", "~/rw/keep" );' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalBinds\": [ \"$H/rw\" ] } } }" \
   "$H/rw/keep" ""
 row setting_locked 'locked = ( "/run" );' \

@@ -221,6 +221,20 @@ ssh_run()
   it_collect
 }
 
+# ssh_lkg_key: the name of $SSH_POLICY's last good copy (core/lkg.h).
+# ssh_lkg_remove: forget that copy, so that a policy that cannot be used
+# decides by its error alone.
+ssh_lkg_key()
+{
+  python3 -c 'import hashlib, sys; print(hashlib.sha256(sys.argv[1].encode()).hexdigest()[:16])' "$SSH_POLICY"
+}
+ssh_lkg_remove()
+{
+  local key
+  key=$(ssh_lkg_key)
+  rm -rf "${IT_PREFIX:?}/var/lib/bwsh/last-good/$key" "${IT_PREFIX:?}/var/lib/bwsh/last-good/$key".*
+}
+
 ssh_in_ns()
 {
   nsenter -t "$SSHD_PID" -m -- "$@"

@@ -48,7 +48,7 @@ client ssh "${CL[@]}" t 'echo inside'
 it_assert_rc 0
 it_assert_out_has inside
 
-"$BWSHCTL" lock "$IT_USER" --reason "ticket 4711" >/dev/null || it_fail "bwshctl lock failed"
+"$BWSHCTL" lock --policy "$SSH_POLICY" "$IT_USER" --reason "ticket 4711" >/dev/null || it_fail "bwshctl lock failed"
 
 it_check "ssh COMMAND: the reason on stderr, no motd, no Last login"
 client ssh "${CL[@]}" t 'echo inside'
@@ -99,6 +99,9 @@ assert_refused_on_stderr "strict policy: 1 configuration entry was refused"
 grep -q '^bwsh: .*strict policy: 1 configuration entry was refused$' <<<"$IT_ERR" || it_fail "not one bwsh: line"
 
 it_check "a policy that cannot be used: on stderr, exit 255"
+# With no last good copy (core/lkg.h): the last clean policy, strict,
+# would decide instead, and refuse with its own reason.
+ssh_lkg_remove
 printf 'max_sessions = ;\n' >"$SSH_POLICY"
 client sftp "${CL[@]}" -b "$IT_TMP/batch" t
 assert_refused_on_stderr "bwsh: the sandbox policy cannot be used: $SSH_POLICY:1: "

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 static uint64_t

@@ -22,7 +22,7 @@
 #include <sys/types.h>
 
 #include "audit.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 
 typedef enum
 {

@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 typedef enum
 {

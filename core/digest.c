@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 typedef struct
 {
@@ -184,7 +184,7 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
   field (&s, num);
   landlock_fields (&s, &p->landlock);
   /* The variables the session sets itself; the caller's pass-through ones
-   * are left out (see bwsh.h). */
+   * are left out (see bwshcore.h). */
   for (size_t i = 0; i < p->n_env; i++)
     if (bwsh_env_is_session_variable (p->env[i]))
       field (&s, p->env[i]);

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* getgrouplist() reports how many groups there are when the buffer is too

@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* Debian 12's <linux/landlock.h> stops at ABI 2: the net (ABI 4) and scope

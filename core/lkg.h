@@ -19,7 +19,7 @@
 
 #include <stdint.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* Save @pol (loaded cleanly from @policy_path for @id) as the last good
  * policy, unless that copy is already the current one.  Root only: for

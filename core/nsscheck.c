@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* A group entry of 1,000 members is about 20 KiB; SSSD's may be far larger. */

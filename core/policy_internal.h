@@ -10,7 +10,7 @@
 #include <libconfig.h>
 #include <limits.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* libconfig itself stops at 10 nested includes; stop a little earlier so the
  * error is ours, with a file and line. */

@@ -20,7 +20,7 @@
 
 #include <fnmatch.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 static const BwshScrubEntry scrub_list[] = {

@@ -28,7 +28,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 #ifndef TIOCLINUX

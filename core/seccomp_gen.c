@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 int
 main (void)

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 
 #include "admission.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "lkg.h"
 

@@ -61,7 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* How long pasta may take to configure the namespace before the session is

@@ -46,7 +46,7 @@
 
 #include "admission.h"
 #include "audit.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "lkg.h"
 #include "session_command.h"

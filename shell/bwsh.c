@@ -37,7 +37,7 @@
 
 #include "admission.h"
 #include "cleanup.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "events.h"
 #include "guard.h"
 

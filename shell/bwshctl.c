@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "admission.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "checks.h"
 #include "options.h"

@@ -39,7 +39,7 @@
 #include <unistd.h>
 
 #include "audit.h"
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "doctor.h"
 #include "options.h"

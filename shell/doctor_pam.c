@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "doctor.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* A session bwsh refused, before bwrap ran: one event (or syslog line). */
 void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg);

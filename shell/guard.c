@@ -21,7 +21,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "guard.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* Launch @p guarded (bwsh_plan_guards_setup()): returns only on failure,
  * with @err filled; exits with the session's status otherwise.  @fail ends

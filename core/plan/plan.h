@@ -2,7 +2,7 @@
 /*
  * The plan's private header: what the files of core/plan/ share and nothing
  * outside them sees.  The plan's public API (bwsh_plan_build(),
- * bwsh_plan_resolve(), ...) is in bwsh.h.
+ * bwsh_plan_resolve(), ...) is in bwshcore.h.
  *
  *   build.c         the plan's life, add_mount(), refuse(), set_reason()
  *   dests.c         the one destination table, for build and resolve
@@ -24,7 +24,7 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* Destination -> mount indices (dests.c). */

@@ -6,7 +6,7 @@
  */
 #pragma once
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* A hand-built identity: no NSS, no real home (plan_build only lstat()s). */
 #define FUZZ_USER "bwshfuzz"

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "unit.h"
 
 #pragma GCC diagnostic ignored "-Wformat-truncation"
@@ -271,7 +271,7 @@ test_plan_digest_changes_with_what_the_sandbox_does (void **state)
 static void
 test_plan_digest_same_for_pam_and_shell_environments (void **state)
 {
-  /* bwsh.h: the environment is left out of the digest, because pam_bwsh
+  /* bwshcore.h: the environment is left out of the digest, because pam_bwsh
    * computes it before sshd sets SSH_TTY; the same plan seen from both
    * sides must give the same digest, or every session would log a
    * mismatch.  What runs does still change it (the test above). */

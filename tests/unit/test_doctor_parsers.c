@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "doctor.h"
 #include "unit.h"

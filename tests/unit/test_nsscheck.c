@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 /* Valid account names (the policy checks them), in no NSS database. */

@@ -33,7 +33,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "unit.h"
 
 /* Every path here is a short mkdtemp name under /tmp plus a few elements;

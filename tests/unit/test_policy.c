@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "unit.h"
 #include "cleanup.h"
 

@@ -43,7 +43,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 
 #ifndef TIOCLINUX

@@ -29,7 +29,7 @@
 
 #include <cmocka.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "unit.h"
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "bwsh.h"
+#include "bwshcore.h"
 
 /* A string literal as the char * that envp-style arrays want (-Wwrite-strings). */
 #define S(x) ((char *) (uintptr_t) (x))

@@ -278,6 +278,10 @@ int bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, Bw
  * with the full checks.  Sets *@ret_inside; 0 or -errno. */
 int bwsh_trust_unmapped_root (bool *ret_inside);
 
+/* uid 0, or the overflow uid once bwsh_trust_unmapped_root() found the
+ * process inside a sandbox: root's, for the readers of root's files. */
+bool bwsh_uid_is_root (uid_t uid);
+
 /* Open the already-resolved, normalised @path one element at a time from "/",
  * with O_PATH|O_NOFOLLOW|O_CLOEXEC on each: a symlink anywhere in it, even
  * one swapped in after validation, fails with -ELOOP/-ENOTDIR. */

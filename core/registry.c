@@ -138,7 +138,7 @@ open_root_dir (const char *path, mode_t mode, bool make, int *ret_fd, BwshError 
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat the directory: %m");
   if (st.st_uid == 0 && make && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
     st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
-  if (st.st_uid != 0 || ((st.st_mode & 07777) != mode && (make || (st.st_mode & 0022) != 0)))
+  if (!bwsh_uid_is_root (st.st_uid) || ((st.st_mode & 07777) != mode && (make || (st.st_mode & 0022) != 0)))
     return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with mode %04o", (unsigned) mode);
   *ret_fd = steal_fd (&fd);
   return 0;
@@ -178,14 +178,14 @@ open_user_dir (int dirfd, bool make, int *ret_fd)
   /* mkdir's mode is cut by the umask. */
   if (st.st_uid == 0 && make && (st.st_mode & 07777) != 01777 && fchmod (fd, 01777) == 0)
     st.st_mode = (st.st_mode & ~(mode_t) 07777) | 01777;
-  if (st.st_uid != 0 || (st.st_mode & 07777) != 01777)
+  if (!bwsh_uid_is_root (st.st_uid) || (st.st_mode & 07777) != 01777)
     return -EPERM;
   *ret_fd = steal_fd (&fd);
   return 0;
 }
 
-/* @owner: the uid the file must belong to; (uid_t) -1: any but one that
- * others may write. */
+/* @owner: the uid the file must belong to (0: root's, bwsh_uid_is_root());
+ * (uid_t) -1: any but one that others may write. */
 static int
 read_small_at (int dirfd, const char *name, uid_t owner, uid_t *ret_owner, char **ret, size_t *ret_len)
 {
@@ -198,7 +198,8 @@ read_small_at (int dirfd, const char *name, uid_t owner, uid_t *ret_owner, char 
     return -errno;
   if (fstat (fd, &st) < 0)
     return -errno;
-  if (!S_ISREG (st.st_mode) || (owner != (uid_t) -1 && st.st_uid != owner) || (st.st_mode & 0022) != 0
+  if (!S_ISREG (st.st_mode) || (owner == 0 && !bwsh_uid_is_root (st.st_uid))
+      || (owner != 0 && owner != (uid_t) -1 && st.st_uid != owner) || (st.st_mode & 0022) != 0
       || st.st_size > ENTRY_FILE_MAX)
     return -EPERM;
   if (ret_owner != NULL)
@@ -586,7 +587,7 @@ open_locks_dir (const char *dir, int *ret_fd, BwshError *err)
     return errno == ENOENT ? -ENOENT
                            : bwsh_error_set (err, -errno, dir != NULL ? dir : BWSH_LOCKS_DIR, 0, 0,
                                              "cannot open the locks directory: %m");
-  if (fstat (fd, &st) < 0 || st.st_uid != 0 || (st.st_mode & 0022) != 0)
+  if (fstat (fd, &st) < 0 || !bwsh_uid_is_root (st.st_uid) || (st.st_mode & 0022) != 0)
     {
       close (fd);
       return bwsh_error_set (err, -EPERM, dir != NULL ? dir : BWSH_LOCKS_DIR, 0, 0,

@@ -87,12 +87,19 @@ bwsh_trust_unmapped_root (bool *ret_inside)
   return 0;
 }
 
+bool
+bwsh_uid_is_root (uid_t uid)
+{
+  /* Inside a sandbox root is not mapped: its files show as the overflow
+   * uid (bwsh_trust_unmapped_root()). */
+  return uid == 0 || (unmapped_root != (uid_t) -1 && uid == unmapped_root);
+}
+
 static bool
 owner_ok (const struct stat *st, BwshOwnerRule rule, uid_t uid)
 {
-  /* Inside a sandbox root is not mapped: its files show as the overflow
-   * uid, and / is the sandbox's tmpfs, the caller's own. */
-  bool root = st->st_uid == 0 || (unmapped_root != (uid_t) -1 && st->st_uid == unmapped_root);
+  /* Inside a sandbox / is the sandbox's tmpfs, the caller's own. */
+  bool root = bwsh_uid_is_root (st->st_uid);
 
   switch (rule)
     {

@@ -19,11 +19,16 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 
 work=$(mktemp -d)
 installed=0
+# The package's group stays at purge (postinst); a group this run made goes.
+group_before=$(getent group bwsh || true)
 cleanup () {
   rc=$?
   if [ $installed = 1 ]; then
     echo "ci.sh: purging bwsh after a failure" >&2
     apt-get purge -y bwsh >/dev/null 2>&1 || dpkg --purge bwsh >/dev/null 2>&1 || true
+  fi
+  if [ -z "$group_before" ] && getent group bwsh >/dev/null; then
+    groupdel bwsh || true
   fi
   rm -rf "$work"
   exit $rc
@@ -95,6 +100,9 @@ done
 /usr/bin/bwsh --version
 /usr/bin/bwshctl check | grep -qx '/etc/bwsh/bwsh.conf: policy valid' || fail "the installed policy is not valid at its compiled-in path"
 grep -qx 'Default: no' /usr/share/pam-configs/bwsh || fail "the pam-auth-update profile must be off by default"
+getent group bwsh >/dev/null || fail "no group bwsh, which the shipped sshd snippet matches (Match Group bwsh)"
+grep -qx 'Match Group bwsh' /usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf \
+  || fail "the shipped sshd snippet does not match the group the package creates"
 
 step "installing changed no PAM stack and not /etc/shells"
 snapshot >"$work/after-install"

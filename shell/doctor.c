@@ -788,8 +788,10 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
             }
         }
     }
+  /* An error, not a warning: a forwarded port or agent is a way past the
+   * sandbox (and its private network) that no sandbox setting closes. */
   if (forwards[0] != '\0')
-    finding (d, LEVEL_WARNING,
+    finding (d, LEVEL_ERROR,
              "in a Match block for subjects: DisableForwarding yes, PermitTunnel no (the shipped snippet "
              "/usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf does this)",
              "sshd: %s may forward (%s): forwarding is done by sshd itself, outside the sandbox, whatever the login shell",

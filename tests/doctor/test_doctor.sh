@@ -553,8 +553,8 @@ sshd_forwarding_outside_sandbox)
     "$tmp/sshd.conf" >"$tmp/s2"
   fake_sshd "$tmp/s2"
   run
-  expect_rc 1
-  expect_finding warning "sshd: root may forward (AllowTcpForwarding yes, AllowStreamLocalForwarding local, AllowAgentForwarding yes, X11Forwarding yes, PermitTunnel point-to-point): forwarding is done by sshd itself, outside the sandbox, whatever the login shell" \
+  expect_rc 2
+  expect_finding error "sshd: root may forward (AllowTcpForwarding yes, AllowStreamLocalForwarding local, AllowAgentForwarding yes, X11Forwarding yes, PermitTunnel point-to-point): forwarding is done by sshd itself, outside the sandbox, whatever the login shell" \
     "in a Match block for subjects: DisableForwarding yes, PermitTunnel no (the shipped snippet /usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf does this)"
   ;;
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/random.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -42,6 +43,7 @@ static const struct
   [BWSH_EVENT_LOCK] = { "7fab451b0fde483981ab3ae33b8352a7", "lock", LOG_NOTICE },
   [BWSH_EVENT_LIMIT] = { "45e3d0ea146e49548499d4ef6bc07e9a", "limit-hit", LOG_NOTICE },
   [BWSH_EVENT_POLICY] = { "ec5cea47bc7145fd89357aa8b5c72d2f", "policy-unreadable", LOG_CRIT },
+  [BWSH_EVENT_COMMAND] = { "e9e347ad276a4695a2ec58273a2570d7", "command", LOG_INFO },
 };
 
 const char *
@@ -54,6 +56,39 @@ const char *
 bwsh_event_name (BwshEventType t)
 {
   return t < BWSH_EVENT_MAX_ ? event_types[t].name : NULL;
+}
+
+int
+bwsh_session_id_new (char ret[BWSH_SESSION_ID_LEN + 1])
+{
+  static const char hex[] = "0123456789abcdef";
+  unsigned char raw[BWSH_SESSION_ID_LEN / 2];
+  size_t got = 0;
+
+  while (got < sizeof raw)
+    {
+      ssize_t n = getrandom (raw + got, sizeof raw - got, 0);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -errno;
+      got += (size_t) n;
+    }
+  for (size_t i = 0; i < sizeof raw; i++)
+    {
+      ret[2 * i] = hex[raw[i] >> 4];
+      ret[2 * i + 1] = hex[raw[i] & 0xf];
+    }
+  ret[BWSH_SESSION_ID_LEN] = '\0';
+  return 0;
+}
+
+bool
+bwsh_session_id_valid (const char *s)
+{
+  if (s == NULL || strlen (s) != BWSH_SESSION_ID_LEN)
+    return false;
+  return strspn (s, "0123456789abcdef") == BWSH_SESSION_ID_LEN;
 }
 
 #define JOURNAL_SOCKET "/run/systemd/journal/socket"
@@ -188,6 +223,10 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_num (&f, "BWSH_MAX_SESSIONS", ev->max_sessions);
   fields_add_str (&f, "BWSH_POLICY_FILE", ev->policy_file);
   fields_add_num (&f, "BWSH_POLICY_LINE", ev->policy_line);
+  fields_add_str (&f, "BWSH_SESSION_ID", ev->session_id);
+  fields_add_str (&f, "BWSH_SOURCE_ADDRESS", ev->source_address);
+  fields_add_num (&f, "BWSH_SOURCE_PORT", ev->source_port);
+  fields_add_num (&f, "BWSH_DURATION_SEC", ev->duration);
   r = f.r;
   if (r >= 0)
     r = journal_send (f.buf, f.len);

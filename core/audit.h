@@ -26,6 +26,7 @@ typedef enum
   BWSH_EVENT_LOCK,        /* a lock was applied or lifted */
   BWSH_EVENT_LIMIT,       /* a limit refused a session (max_sessions) */
   BWSH_EVENT_POLICY,      /* the policy cannot be read: what decided instead (crit) */
+  BWSH_EVENT_COMMAND,     /* bwsh: the command a session pam_bwsh allowed runs in the sandbox */
   BWSH_EVENT_MAX_,
 } BwshEventType;
 
@@ -55,12 +56,24 @@ typedef struct BwshEvent
   int64_t max_sessions;
   const char *policy_file;  /* POLICY: where the error is */
   int64_t policy_line;
+  const char *session_id;   /* BWSH_SESSION_ID: joins a session's events (bwsh_session_id_new()) */
+  const char *source_address; /* the SSH client (SSH_CONNECTION), for bwsh's events */
+  int64_t source_port;
+  int64_t duration;         /* seconds, on session-ended */
 } BwshEvent;
 
 /* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */
 #define BWSH_EVENT_INIT(t)                                                                                   \
   { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1, \
-    .policy_line = -1 }
+    .policy_line = -1, .source_port = -1, .duration = -1 }
+
+/* A new session id: 32 lowercase hex digits from getrandom(2), which
+ * pam_bwsh puts into the session's environment as BWSH_SESSION_ID and
+ * every event of the session carries.  0 or -errno. */
+#define BWSH_SESSION_ID_LEN 32
+int bwsh_session_id_new (char ret[BWSH_SESSION_ID_LEN + 1]);
+/* @s is a session id as bwsh_session_id_new() makes them. */
+bool bwsh_session_id_valid (const char *s);
 
 /* "eab9f779...", the MESSAGE_ID of @t (32 lowercase hex digits). */
 const char *bwsh_event_message_id (BwshEventType t);

@@ -72,6 +72,8 @@ typedef struct SessionRecord
   int64_t uid;
   char *command;     /* what the service runs for the user */
   char *registry_id; /* the entry in BWSH_SESSIONS_DIR */
+  char session_id[BWSH_SESSION_ID_LEN + 1]; /* BWSH_SESSION_ID, in every event of the session */
+  int64_t start;     /* when it opened, for the duration at close */
 } SessionRecord;
 
 typedef struct Ctx
@@ -170,6 +172,7 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
       ev->refusals = (int64_t) rec->refusals;
       ev->network = bwsh_net_mode_to_string (rec->network);
       ev->command = rec->command;
+      ev->session_id = rec->session_id[0] != '\0' ? rec->session_id : NULL;
     }
   if (bwsh_event_send (ev) >= 0)
     return;
@@ -567,6 +570,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   _cleanup_ (recordp_free) SessionRecord *rec = NULL;
   BwshError err = { 0 };
   char env_plan[sizeof "BWSH_PLAN=" + 64];
+  char env_id[sizeof "BWSH_SESSION_ID=" + BWSH_SESSION_ID_LEN];
   BwshEvent ev_open = BWSH_EVENT_INIT (BWSH_EVENT_ALLOWED);
   const char *policy_path;
   Ctx c;
@@ -618,13 +622,22 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   r = pam_bwsh_session_command (s->id->shell, &rec->command);
   if (r < 0)
     return refuse (&c, r, NULL, "cannot record the session");
+  /* One id joins the session's events: this module's allowed and ended,
+   * and bwsh's command event (it reads BWSH_SESSION_ID from its
+   * environment, which the service builds from the PAM environment). */
+  r = bwsh_session_id_new (rec->session_id);
+  if (r < 0)
+    return refuse (&c, r, NULL, "cannot record the session");
+  rec->start = (int64_t) time (NULL);
   policy_path = c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ();
   ret = register_session (&c, s->id, s->policy, policy_path, rec);
   if (ret != PAM_SUCCESS)
     return ret;
 
   snprintf (env_plan, sizeof env_plan, "BWSH_PLAN=%s", rec->digest);
-  if (pam_putenv (pamh, env_plan) != PAM_SUCCESS || pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
+  snprintf (env_id, sizeof env_id, "BWSH_SESSION_ID=%s", rec->session_id);
+  if (pam_putenv (pamh, env_plan) != PAM_SUCCESS || pam_putenv (pamh, env_id) != PAM_SUCCESS
+      || pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
     {
       (void) bwsh_registry_unregister (NULL, rec->registry_id);
       return refuse (&c, -ENOMEM, NULL, "cannot record the session");
@@ -657,6 +670,8 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   /* Already gone when bwshctl lock ended the session and pruned it. */
   (void) bwsh_registry_unregister (NULL, rec->registry_id);
   ev.session_pid = getpid ();
+  if (rec->start > 0 && (int64_t) time (NULL) >= rec->start)
+    ev.duration = (int64_t) time (NULL) - rec->start;
   audit (&c, "close", "closed", rec, &ev);
   return PAM_SUCCESS;
 }

@@ -319,14 +319,13 @@ main (int argc, char **argv)
    * now means the configuration changed in between, or someone set it. */
   announced = getenv ("BWSH_PLAN");
   bwsh_plan_digest (s->plan, digest);
-  /* Without pam_bwsh's registration nobody else records the session.  What
-   * bwrap does after the exec (its own errors, the shell's exit status) no
-   * longer passes through bwsh: bwrap reports those on the terminal. */
+  /* Without pam_bwsh's registration nobody else records the session; with
+   * it, bwsh records what the session runs.  What bwrap does after the exec
+   * (its own errors, the shell's exit status) no longer passes through
+   * bwsh: bwrap reports those on the terminal. */
   if (!s->admission->registered)
-    {
-      register_session (s, digest);
-      bwsh_front_started (s->id, s->plan, &cmd, digest);
-    }
+    register_session (s, digest);
+  bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);

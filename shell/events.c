@@ -2,6 +2,7 @@
 /* bwsh's own audit events: the journal when there is one, syslog otherwise. */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,26 +63,66 @@ command_string (const BwshPlan *p, const BwshCommand *cmd)
   return out != NULL ? steal_pointer (&out) : strdup ("");
 }
 
-void
-bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest)
+/* The SSH client of the session, from sshd's SSH_CONNECTION ("CLIENT-ADDRESS
+ * CLIENT-PORT SERVER-ADDRESS SERVER-PORT"): only an address and a port as
+ * sshd writes them, else nothing (su, login, or a value that is not sshd's). */
+static void
+ssh_source (char *addr, size_t addrsz, int64_t *port)
 {
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_ALLOWED);
+  const char *v = getenv ("SSH_CONNECTION");
+  unsigned long p;
+  char *end;
+  size_t n;
+
+  addr[0] = '\0';
+  *port = -1;
+  if (v == NULL)
+    return;
+  n = strspn (v, "0123456789abcdefABCDEF:.%");
+  if (n == 0 || n >= addrsz || v[n] != ' ')
+    return;
+  errno = 0;
+  p = strtoul (v + n + 1, &end, 10);
+  if (errno != 0 || end == v + n + 1 || *end != ' ' || p > 65535)
+    return;
+  memcpy (addr, v, n);
+  addr[n] = '\0';
+  *port = (int64_t) p;
+}
+
+void
+bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
+                    bool pam_recorded)
+{
+  BwshEvent ev = BWSH_EVENT_INIT (pam_recorded ? BWSH_EVENT_COMMAND : BWSH_EVENT_ALLOWED);
   _cleanup_free_ char *command = command_string (p, cmd), *line = NULL;
+  const char *announced = getenv ("BWSH_SESSION_ID");
+  char session_id[BWSH_SESSION_ID_LEN + 1] = "", addr[64];
   int64_t mounts = 0;
 
+  /* pam_bwsh's id joins this event to its allowed and ended ones; without
+   * pam_bwsh, or with an id it did not make, the session gets its own. */
+  if (pam_recorded && bwsh_session_id_valid (announced))
+    snprintf (session_id, sizeof session_id, "%s", announced);
+  else if (bwsh_session_id_new (session_id) < 0)
+    session_id[0] = '\0';
+  ssh_source (addr, sizeof addr, &ev.source_port);
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
       mounts++;
-  if (asprintf (&line, "sandbox for %s started by bwsh (no pam_bwsh in the stack): %s", id->name,
-                command != NULL ? command : "?")
+  if (asprintf (&line, pam_recorded ? "command of the session of %s: %s"
+                                    : "sandbox for %s started by bwsh (no pam_bwsh in the stack): %s",
+                id->name, command != NULL ? command : "?")
       < 0)
     line = NULL;
+  ev.session_id = session_id[0] != '\0' ? session_id : NULL;
+  ev.source_address = addr[0] != '\0' ? addr : NULL;
   ev.origin = "bwsh";
   ev.message = line;
   ev.user = id->name;
   ev.uid = id->uid;
   ev.service = "bwsh";
-  ev.outcome = "allowed";
+  ev.outcome = pam_recorded ? "started" : "allowed";
   ev.plan_digest = digest;
   ev.network = bwsh_net_mode_to_string (p->network);
   ev.mounts = mounts;

@@ -1,9 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #pragma once
 
+#include <stdbool.h>
+
 #include "bwshcore.h"
 
 /* A session bwsh refused, before bwrap ran: one event (or syslog line). */
 void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg);
-/* A sandbox bwsh is about to exec where pam_bwsh did not record the session. */
-void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest);
+/* A sandbox bwsh is about to exec: the session-allowed event where pam_bwsh
+ * did not record the session, else the command event, joined to pam_bwsh's
+ * events by BWSH_SESSION_ID.  Both carry the command as it runs inside and
+ * the SSH client's address and port. */
+void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
+                         bool pam_recorded);

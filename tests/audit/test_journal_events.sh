@@ -42,6 +42,30 @@ it_assert_eq "$(journal_field "$allowed" BWSH_SESSION_PID)" "$(journal_field "$e
 it_assert_eq "$(journal_field "$allowed" BWSH_PLAN_DIGEST)" "$(journal_field "$ended" BWSH_PLAN_DIGEST)" \
   "plan digest at open and at close"
 
+it_check "ssh 'cat /etc/hostname; false': bwsh's command event has the command, the client and the session's id"
+ssh_run t 'cat /etc/hostname; false'
+it_assert_rc 1
+journal_wait_for 2 "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" || exit 1
+journal_wait_for 1 "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" || exit 1
+cmd_ev=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | tail -n 1)
+sid=$(journal_field "$cmd_ev" BWSH_SESSION_ID)
+[[ $sid =~ ^[0-9a-f]{32}$ ]] || it_fail "BWSH_SESSION_ID of the command event: '$sid'"
+[[ $(journal_field "$cmd_ev" BWSH_COMMAND) == *"'cat /etc/hostname; false'" ]] \
+  || it_fail "BWSH_COMMAND is not the ssh command: $(journal_field "$cmd_ev" BWSH_COMMAND)"
+it_assert_eq started "$(journal_field "$cmd_ev" BWSH_OUTCOME)" "command BWSH_OUTCOME"
+it_assert_eq bwsh "$(journal_field "$cmd_ev" SYSLOG_IDENTIFIER)" "command SYSLOG_IDENTIFIER"
+it_assert_eq 127.0.0.1 "$(journal_field "$cmd_ev" BWSH_SOURCE_ADDRESS)" BWSH_SOURCE_ADDRESS
+[[ $(journal_field "$cmd_ev" BWSH_SOURCE_PORT) =~ ^[1-9][0-9]*$ ]] \
+  || it_fail "BWSH_SOURCE_PORT: $(journal_field "$cmd_ev" BWSH_SOURCE_PORT)"
+# The same id on pam_bwsh's allowed and ended events of that session, and
+# only there: the first session had another one.
+it_assert_eq 1 "$(journal_json "MESSAGE_ID=$MSG_ALLOWED" "BWSH_SESSION_ID=$sid" | grep -c .)" "allowed events with that id"
+ended=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid")
+it_assert_eq 1 "$(grep -c . <<<"$ended")" "ended events with that id"
+[[ $(journal_field "$ended" BWSH_DURATION_SEC) =~ ^[0-9]+$ ]] \
+  || it_fail "BWSH_DURATION_SEC of the ended event: $(journal_field "$ended" BWSH_DURATION_SEC)"
+[ "$(journal_field "$allowed" BWSH_SESSION_ID)" != "$sid" ] || it_fail "two sessions share the id $sid"
+
 it_check "root's su -s /bin/bash USER is recorded unsandboxed, with /bin/bash as the command"
 in_jns su -s /bin/bash "$IT_USER" -c 'cat /proc/1/comm'
 it_assert_rc 0
@@ -137,7 +161,7 @@ explain()
     journalctl --update-catalog
     journalctl -D "$2" -x --no-pager "MESSAGE_ID=$3"' sh "$IT_TMP/catalog" "$JOURNAL_DIR" "$1" 2>&1
 }
-for id in $MSG_ALLOWED $MSG_REFUSED $MSG_ENDED $MSG_LOCK $MSG_LIMIT; do
+for id in $MSG_ALLOWED $MSG_REFUSED $MSG_ENDED $MSG_LOCK $MSG_LIMIT $MSG_COMMAND; do
   explained=$(explain "$id")
   grep -q "Support: man:bwsh-audit(7)" <<<"$explained" || it_fail "no explanation for $id: $explained"
 done

@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "audit.h"
+#include "cleanup.h"
 #include "unit.h"
 
 #define BWSH "/usr/bin/bwsh"
@@ -312,6 +313,28 @@ test_policy_digest_follows_every_file (void **state)
   bwsh_identity_free (id);
 }
 
+/* Session ids: 32 lowercase hex digits, a new one each time; what bwsh
+ * takes from its environment must be exactly that. */
+static void
+test_session_ids_are_fresh_and_checked (void **state)
+{
+  static const char *const bad[] = {
+    "", "0123456789abcdef0123456789abcde", "0123456789abcdef0123456789abcdef0",
+    "0123456789ABCDEF0123456789ABCDEF", "0123456789abcdef0123456789abcdeg", "0123456789abcdef 123456789abcdef",
+  };
+  char a[BWSH_SESSION_ID_LEN + 1], b[BWSH_SESSION_ID_LEN + 1];
+
+  (void) state;
+  assert_int_equal (bwsh_session_id_new (a), 0);
+  assert_int_equal (bwsh_session_id_new (b), 0);
+  assert_true (bwsh_session_id_valid (a));
+  assert_true (bwsh_session_id_valid (b));
+  assert_string_not_equal (a, b);
+  assert_false (bwsh_session_id_valid (NULL));
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (bad); i++)
+    assert_false (bwsh_session_id_valid (bad[i]));
+}
+
 int
 main (void)
 {
@@ -322,6 +345,7 @@ main (void)
     cmocka_unit_test (test_lock_targets_validated),
     cmocka_unit_test (test_lock_write_find_remove),
     cmocka_unit_test (test_policy_digest_follows_every_file),
+    cmocka_unit_test (test_session_ids_are_fresh_and_checked),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
 }

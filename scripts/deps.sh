@@ -27,7 +27,7 @@ BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
 BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
 expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
 procps psmisc mandoc man-db cron at xauth passt dbus debootstrap ldap-utils vim less \
-python3-pip systemd iproute2"
+python3-pip systemd iproute2 sudo"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
 python3-jsonschema"
@@ -41,7 +41,7 @@ sftp:openssh-client scp:openssh-client rsync:rsync git:git expect:expect python3
 clang:clang scan-build:clang-tools llvm-symbolizer:llvm valgrind:valgrind strace:strace \
 setpriv:util-linux unshare:util-linux nsenter:util-linux script:util-linux su:util-linux \
 useradd:passwd userdel:passwd ps:procps mandoc:mandoc man:man-db cron:cron atd:at xauth:xauth pasta:passt ip:iproute2 \
-dbus-daemon:dbus journalctl:systemd debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
+dbus-daemon:dbus journalctl:systemd systemd-tmpfiles:systemd sudo:sudo debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
 rpmbuild:rpm apparmor_parser:apparmor"
 
 # bwsh_missing_packages PKG...: print the ones dpkg does not have installed.

@@ -109,7 +109,8 @@ it_build_tree()
     if ! { cmake -S "$BWSH_SOURCE_DIR" -B "$dir/build" -DCMAKE_INSTALL_PREFIX="$IT_PREFIX" \
       -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF -DBWSH_RUNSTATEDIR="$IT_PREFIX/run" ${BWSH_IT_CMAKE_ARGS:-} \
       && cmake --build "$dir/build" -j"$(nproc)" \
-      && cmake --install "$dir/build"; } >"$dir/build.log" 2>&1; then
+      && cmake --install "$dir/build" \
+      && systemd-tmpfiles --create "$IT_PREFIX/lib/tmpfiles.d/bwsh.conf"; } >"$dir/build.log" 2>&1; then
       tail -n 30 "$dir/build.log" >&2
       it_log "build of $BWSH_SOURCE_DIR failed"
       return 1
@@ -117,6 +118,9 @@ it_build_tree()
   fi
   IT_BWSH=$IT_PREFIX/bin/bwsh
   [ -x "$IT_BWSH" ] || { it_log "$IT_BWSH is missing"; return 1; }
+  # The registry and locks directories, as the package's tmpfiles.d makes
+  # them at install (systemd-tmpfiles above, on this prefix's own paths).
+  [ -d "$IT_PREFIX/run/bwsh/sessions/user" ] || { it_log "tmpfiles did not make the registry"; return 1; }
   # The network helper bwsh spawns for network = "private" (#26).
   [ -x "$IT_PREFIX/libexec/bwsh/bwsh-netns" ] || { it_log "$IT_PREFIX/libexec/bwsh/bwsh-netns is missing"; return 1; }
   mkdir -p "$dir/home" && chmod 755 "$dir/home"
@@ -346,7 +350,9 @@ it_bwsh_paused()
   # guarded launch, shell/guard.c), and that child's execve is the one to
   # hold.  strace counts execve per process and not its own start-up exec
   # of bwsh, so when=1 is the exec of bwrap, in bwsh or in its child.
-  setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  # LeakSanitizer cannot run under ptrace and aborts at exit (the guarded
+  # launch's bwsh exits; bwsh-netns too): no leak check in an ASan build here.
+  ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     strace -f -o "$IT_TMP/strace" -s 4096 -e trace=execve \
     -e inject=execve:delay_enter="${IT_PAUSE_US:-3000000}":when=1 \
     "$IT_BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" &

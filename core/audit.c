@@ -209,6 +209,7 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_SERVICE", ev->service);
   fields_add_str (&f, "BWSH_RHOST", ev->rhost);
   fields_add_str (&f, "BWSH_TTY", ev->tty);
+  fields_add_str (&f, "BWSH_RUSER", ev->ruser);
   fields_add_str (&f, "BWSH_OUTCOME", ev->outcome);
   fields_add_str (&f, "BWSH_REASON", ev->reason);
   fields_add_str (&f, "BWSH_PLAN_DIGEST", ev->plan_digest);

@@ -42,6 +42,7 @@ typedef struct BwshEvent
   const char *service;
   const char *rhost;
   const char *tty;
+  const char *ruser;        /* PAM_RUSER: who asked for the session (su's, sudo's caller) */
   const char *outcome;      /* allowed, unsandboxed, refused, closed, locked, unlocked, killed */
   const char *reason;
   const char *plan_digest;

@@ -85,6 +85,7 @@ typedef struct Ctx
   const char *user;    /* PAM_USER, or NULL before it is known */
   const char *service; /* PAM_SERVICE */
   const char *rhost;   /* PAM_RHOST */
+  const char *ruser;   /* PAM_RUSER: who asked (su's and sudo's caller) */
   const char *tty;     /* PAM_TTY */
   int64_t uid;         /* the user's, once known; -1 before */
 } Ctx;
@@ -106,9 +107,12 @@ strv_freep (char ***p)
 /* The single mapping from core's -errno to PAM.  Out of memory is the only
  * failure PAM has a more precise code for; everything else (unsafe or
  * invalid policy, strict refusal, an identity NSS does not know, a project
- * directory that cannot be made) refuses the session. */
+ * directory that cannot be made) refuses the session, with PAM_PERM_DENIED
+ * in both stages: sudo takes a PAM_SESSION_ERR from pam_open_session() as
+ * non-fatal and runs the command anyway (sudo -u SUBJECT, unsandboxed);
+ * every service fails on PAM_PERM_DENIED. */
 static int
-core_error_to_pam (const Ctx *c, int r)
+core_error_to_pam (int r)
 {
   switch (r)
     {
@@ -117,7 +121,7 @@ core_error_to_pam (const Ctx *c, int r)
     case -ENOMEM:
       return PAM_BUF_ERR;
     default:
-      return c->account ? PAM_PERM_DENIED : PAM_SESSION_ERR;
+      return PAM_PERM_DENIED;
     }
 }
 
@@ -161,6 +165,7 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
   ev->service = c->service;
   ev->rhost = c->rhost;
   ev->tty = c->tty;
+  ev->ruser = c->ruser;
   ev->outcome = outcome;
   if (ev->uid < 0)
     ev->uid = rec != NULL ? rec->uid : c->uid;
@@ -219,7 +224,7 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
   if (ev->uid < 0)
     ev->uid = c->uid;
   audit (c, "open", "refused", NULL, ev);
-  return core_error_to_pam (c, r < 0 ? r : -EPERM);
+  return core_error_to_pam (r < 0 ? r : -EPERM);
 }
 
 #define refuse(c, r, err, ...)                                                                               \
@@ -279,6 +284,8 @@ ctx_init (Ctx *c, pam_handle_t *pamh, int flags, int argc, const char **argv)
     c->rhost = item;
   if (pam_get_item (pamh, PAM_TTY, &item) == PAM_SUCCESS)
     c->tty = item;
+  if (pam_get_item (pamh, PAM_RUSER, &item) == PAM_SUCCESS)
+    c->ruser = item;
   return PAM_SUCCESS;
 }
 

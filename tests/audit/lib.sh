@@ -102,16 +102,22 @@ journal_wait_for()
   return 1
 }
 
-in_jns()
+# in_stack PAMDIR CMD...: CMD in the journal's namespace, with PAMDIR as
+# /etc/pam.d (and the test's /etc/shells); in_jns CMD...: with the suite's.
+in_stack()
 {
+  local dir=$1
+  shift
   IT_RC=0
   # shellcheck disable=SC2016
   timeout -k 5 90 nsenter -t "$JOURNALD_PID" -m -- unshare -m --propagation private -- /bin/sh -c '
     mount --bind "$1" /etc/pam.d && mount --bind "$2" /etc/shells || exit 1
-    shift 2; exec "$@"' sh "$IT_TMP/pam.d" "$SSH_NS_SHELLS" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    shift 2; exec "$@"' sh "$dir" "$SSH_NS_SHELLS" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
     || IT_RC=$?
   it_collect
 }
+
+in_jns() { in_stack "$IT_TMP/pam.d" "$@"; }
 
 bwshctl_run()
 {

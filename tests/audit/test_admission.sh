@@ -23,19 +23,7 @@ command -v strace >/dev/null || { it_fail "strace is missing"; exit 1; }
 cp -a /etc/pam.d "$IT_TMP/pam.plain"
 grep -rl pam_bwsh "$IT_TMP/pam.plain" && { it_fail "the host's /etc/pam.d names pam_bwsh"; exit 1; }
 
-# in_stack DIR CMD...: CMD as root in journald's namespace, with DIR as /etc/pam.d.
-in_stack()
-{
-  local dir=$1
-  shift
-  IT_RC=0
-  # shellcheck disable=SC2016
-  timeout -k 5 90 nsenter -t "$JOURNALD_PID" -m -- unshare -m --propagation private -- /bin/sh -c '
-    mount --bind "$1" /etc/pam.d && mount --bind "$2" /etc/shells || exit 1
-    shift 2; exec "$@"' sh "$dir" "$SSH_NS_SHELLS" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
-  it_collect
-}
-
+# in_stack DIR CMD... (lib.sh): CMD as root in journald's namespace, with DIR as /etc/pam.d.
 # touched_home TRACE: what the traced login opened or created under the home.
 touched_home()
 {

@@ -146,7 +146,7 @@ policy_syntax_error_refuses_session)
   write_policy "subjects = { users = [\"$U\"]; };
 strict = maybe;"
   write_service login "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   [ "$RC" -eq 0 ] || fail "harness status $RC"
   assert_out_has "conv: error: bwsh: the sandbox policy cannot be used: $CONF:2"
   wait_log "session refused for $U: the sandbox policy cannot be used: $CONF:2"
@@ -160,7 +160,7 @@ policy_unknown_setting_refuses_session)
   write_policy "subjects = { users = [\"$U\"]; };
 requre_shell = false;"
   write_service login "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   assert_out "conv: error: bwsh: the sandbox policy cannot be used: $CONF:2: unknown setting \"requre_shell\""
   ;;
 
@@ -169,7 +169,7 @@ policy_world_writable_refuses_session)
   subject_policy "$U" ""
   chmod 0666 "$CONF"
   write_service login "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   assert_out_has "conv: error: bwsh: the sandbox policy cannot be used: $CONF"
   assert_out_has "writable"
   wait_log "session refused for $U: the sandbox policy cannot be used"
@@ -181,7 +181,7 @@ policy_owned_by_user_refuses_session)
   subject_policy "$U" ""
   chown "$U" "$CONF"
   write_service login "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   assert_out_has "conv: error: bwsh: the sandbox policy cannot be used: $CONF"
   assert_out_has "owned by uid"
   ;;
@@ -284,7 +284,7 @@ overlay_refused_entry_strict_refuses)
   wait_log "outcome=accepted digest=$(plan_of) mounts="
   wait_log "refusals=1"
   subject_policy "$U" "strict = true;"
-  harness --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   [ "$RC" -eq 0 ] || fail "harness status $RC"
   assert_out "conv: error: bwsh: cannot build the sandbox: strict policy: 1 configuration entry was refused"
   wait_log "session refused for $U: cannot build the sandbox: strict policy: 1 configuration entry was refused"
@@ -297,7 +297,7 @@ require_shell_refuses_bash)
   make_user /bin/bash
   subject_policy "$U" ""
   write_service sshd "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" sshd "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" sshd "$U"
   [ "$RC" -eq 0 ] || fail "harness status $RC"
   assert_out "conv: error: bwsh: the login shell of sandboxed user $U is /bin/bash, not $BWSH_BINDIR/bwsh (require_shell)"
   wait_log "session refused for $U: the login shell of sandboxed user $U is /bin/bash"
@@ -314,7 +314,7 @@ require_shell_refuses_lookalike_bwsh)
   make_user "$T/fake/bwsh"
   subject_policy "$U" ""
   write_service sshd "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" sshd "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" sshd "$U"
   [ "$RC" -eq 0 ] || fail "harness status $RC"
   assert_out "conv: error: bwsh: the login shell of sandboxed user $U is $T/fake/bwsh, not $BWSH_BINDIR/bwsh (require_shell)"
   ;;
@@ -326,7 +326,7 @@ cron_service_refused)
   subject_policy "$U" ""
   for svc in cron atd; do
     write_service "$svc" "policy=$CONF"
-    harness --expect PAM_SESSION_ERR "$T/pam" "$svc" "$U"
+    harness --expect PAM_PERM_DENIED "$T/pam" "$svc" "$U"
     [ "$RC" -eq 0 ] || fail "$svc: harness status $RC"
     assert_out "conv: error: bwsh: service $svc never runs the login shell; refused for sandboxed user $U"
     wait_log "session open user=\"$U\" service=\"$svc\" rhost=\"-\" tty=\"-\" outcome=refused"
@@ -334,7 +334,7 @@ cron_service_refused)
   # The policy's own list replaces the default.
   subject_policy "$U" 'refused_services = ["batchjob"];'
   write_service batchjob "policy=$CONF"
-  harness --expect PAM_SESSION_ERR "$T/pam" batchjob "$U"
+  harness --expect PAM_PERM_DENIED "$T/pam" batchjob "$U"
   assert_out "conv: error: bwsh: service batchjob never runs the login shell; refused for sandboxed user $U"
   ;;
 
@@ -355,7 +355,7 @@ documented_messages_are_what_pam_bwsh_says)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
   write_service cron "policy=$CONF"
-  h --expect PAM_SESSION_ERR "$T/pam" cron "$U"
+  h --expect PAM_PERM_DENIED "$T/pam" cron "$U"
   write_service sshd "policy=$CONF"
   h --expect PAM_SUCCESS --env LD_PRELOAD=/tmp/evil.so "$T/pam" sshd "$U"
   wait_log "removed LD_PRELOAD"
@@ -369,11 +369,11 @@ network = \"nowhere\";"
   write_service login "policy=$CONF"
   # No last good policy (the sshd login above kept one): the error refuses.
   rm -rf "$BWSH_TEST_LKG_DIR"
-  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  h --expect PAM_PERM_DENIED "$T/pam" login "$U"
   subject_policy "$U" ""
   rm -rf "$T/home/$U/project"
   touch "$T/home/$U/project"
-  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  h --expect PAM_PERM_DENIED "$T/pam" login "$U"
   rm -f "$T/home/$U/project"
   # max_sessions: two live sessions of the user in the registry (this
   # namespace's /run), held by processes that live longer than the check.
@@ -384,11 +384,11 @@ network = \"nowhere\";"
       "$U" "$(id -u "$U")" "$pid" "$start" >"/run/bwsh/sessions/$pid-$start-0"
   done
   subject_policy "$U" "max_sessions = 2;"
-  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  h --expect PAM_PERM_DENIED "$T/pam" login "$U"
   rm -f /run/bwsh/sessions/*-*
   make_user /bin/bash
   subject_policy "$U" ""
-  h --expect PAM_SESSION_ERR "$T/pam" login "$U"
+  h --expect PAM_PERM_DENIED "$T/pam" login "$U"
   res=$(python3 "$SRC/tests/doc_messages.py" "$SRC" "$T/real" pam)
   case $res in
     "ok "*) echo "$res quoted messages checked" ;;
@@ -411,7 +411,7 @@ services_allow_list)
   done
   for svc in systemd-user cockpit samba vsftpd gdm-password sshd-custom; do
     write_service "$svc" "policy=$CONF"
-    harness --expect PAM_SESSION_ERR "$T/pam" "$svc" "$U"
+    harness --expect PAM_PERM_DENIED "$T/pam" "$svc" "$U"
     [ "$RC" -eq 0 ] || fail "$svc: harness status $RC"
     assert_out "conv: error: bwsh: service $svc never runs the login shell; refused for sandboxed user $U"
     wait_log "session refused for $U: service $svc never runs the login shell; refused for sandboxed user $U"
@@ -426,7 +426,7 @@ services_allow_list)
   subject_policy "$U" 'allowed_services = ["sshd-custom"]; refused_services = ["sshd-custom", "su"];'
   for svc in sshd-custom su; do
     write_service "$svc" "policy=$CONF"
-    harness --expect PAM_SESSION_ERR "$T/pam" "$svc" "$U"
+    harness --expect PAM_PERM_DENIED "$T/pam" "$svc" "$U"
     assert_out "conv: error: bwsh: service $svc never runs the login shell; refused for sandboxed user $U"
   done
   ;;

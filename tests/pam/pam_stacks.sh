@@ -63,19 +63,19 @@ valgrind_harness)
   printf '{"preferences":{"sandboxBwrapMounts":{"additionalBinds":["/etc"]}}}\n' \
     >"$T/home/$SUBJECT/.config/bwsh/config.json"
   chown "$SUBJECT:" "$T/home/$SUBJECT/.config/bwsh/config.json"
-  run PAM_SESSION_ERR "$T/pam" login "$SUBJECT"
+  run PAM_PERM_DENIED "$T/pam" login "$SUBJECT"
   write_policy "subjects = { users = [\"$SUBJECT\"]; };"
   printf 'session required %s policy=%s\n' "$BWSH_PAM_MODULE" "$CONF" >"$T/pam/cron"
-  run PAM_SESSION_ERR "$T/pam" cron "$SUBJECT"
+  run PAM_PERM_DENIED "$T/pam" cron "$SUBJECT"
   make_user /bin/bash
   write_policy "subjects = { users = [\"$SUBJECT\", \"$U\"]; };"
-  run PAM_SESSION_ERR "$T/pam" login "$U"
+  run PAM_PERM_DENIED "$T/pam" login "$U"
   write_policy "subjects = { users = [\"$SUBJECT\"]; }; bogus = 1;"
   # The last good policy (kept by the logins above) decides; without it the
   # error refuses the bwsh account.
   run PAM_SUCCESS "$T/pam" login "$SUBJECT"
   rm -rf "$BWSH_TEST_LKG_DIR"
-  run PAM_SESSION_ERR "$T/pam" login "$SUBJECT"
+  run PAM_PERM_DENIED "$T/pam" login "$SUBJECT"
   write_policy "subjects = { users = [\"$SUBJECT\"]; };"
   printf 'session required %s policy=%s\nsession required pam_permit.so\n' "$BWSH_PAM_MODULE" "$CONF" \
     >"$T/pam/other-user"

@@ -1,0 +1,70 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# sudo -u SUBJECT never runs a command unsandboxed (#25 item 3).  sudo opens
+# a PAM session for the target user and takes a PAM_SESSION_ERR from
+# pam_open_session() as non-fatal: it runs the command anyway.  The control
+# shows that with pam_deny in sudo's session stack (its session answer is
+# PAM_SESSION_ERR), as pam_bwsh answered before.  pam_bwsh refuses with
+# PAM_PERM_DENIED: with only its session line (the stack the README gives
+# for other distributions) and with the account line too (pam-auth-update's
+# profile), sudo runs nothing, and the refusal is in the journal with sudo's
+# caller (BWSH_RUSER).  All as root, with real sudo, its stock sudoers
+# (root may run anything as anybody) and stacks of the test's own in a
+# private mount namespace.
+# shellcheck disable=SC1091
+. "$(dirname "$0")/lib.sh"
+ssh_prepare
+journal_start
+command -v sudo >/dev/null || { it_fail "sudo is missing (scripts/deps.sh installs it)"; exit 1; }
+[ -f "$IT_TMP/pam.d/sudo" ] || { it_fail "no /etc/pam.d/sudo to start from"; exit 1; }
+
+DROP=$IT_TMP/drop
+mkdir -m 1777 "$DROP"
+MARK=$DROP/ran
+
+# stack NAME LINES: a copy of the suite's /etc/pam.d whose sudo stack ends with LINES.
+stack()
+{
+  rm -rf "${IT_TMP:?}/$1"
+  cp -a "$IT_TMP/pam.d" "$IT_TMP/$1"
+  printf '%s\n' "$2" >>"$IT_TMP/$1/sudo"
+}
+stack pam.deny "session required pam_deny.so"
+stack pam.session "session required $SSH_PAM_MODULE policy=$SSH_POLICY"
+stack pam.both "account required $SSH_PAM_MODULE policy=$SSH_POLICY
+session required $SSH_PAM_MODULE policy=$SSH_POLICY"
+
+it_check "(control) sudo runs the command though the session stack answers PAM_SESSION_ERR"
+in_stack "$IT_TMP/pam.deny" sudo -u "$IT_USER" -- sh -c 'id -un; cat /proc/1/comm; touch "$1"' sh "$MARK"
+it_assert_rc 0
+it_assert_eq "$IT_USER
+$(cat /proc/1/comm)" "$IT_OUT" "(control) the command ran, outside any sandbox"
+it_assert_exists "$MARK"
+rm -f "$MARK"
+
+for s in session both; do
+  it_check "sudo -u SUBJECT with pam_bwsh (stack: $s): refused, nothing runs"
+  in_stack "$IT_TMP/pam.$s" sudo -u "$IT_USER" -- sh -c 'id -un; touch "$1"' sh "$MARK"
+  [ "$IT_RC" != 0 ] || it_fail "sudo ran the command: $IT_OUT"
+  it_assert_eq "" "$IT_OUT" "nothing ran"
+  # sudo says why in its own words; pam_bwsh's line is in the journal.
+  it_assert_err_has "sudo: pam_open_session: Permission denied"
+  it_assert_absent "$MARK"
+done
+
+it_check "each refusal is in the journal: service sudo, the caller root as BWSH_RUSER"
+journal_wait_for 2 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo || exit 1
+ev=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo | tail -n 1)
+it_assert_eq root "$(journal_field "$ev" BWSH_RUSER)" BWSH_RUSER
+it_assert_eq refused "$(journal_field "$ev" BWSH_OUTCOME)" BWSH_OUTCOME
+[[ $(journal_field "$ev" BWSH_REASON) == "service sudo never runs the login shell"* ]] \
+  || it_fail "BWSH_REASON: $(journal_field "$ev" BWSH_REASON)"
+it_assert_eq 0 "$(journal_json "MESSAGE_ID=$MSG_ALLOWED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo | grep -c .)" \
+  "allowed events for sudo"
+
+it_check "a non-subject's sudo still works with pam_bwsh in the stack"
+it_add_user OTHER
+usermod -s /bin/bash "$OTHER" || it_fail "usermod failed"
+in_stack "$IT_TMP/pam.both" sudo -u "$OTHER" -- id -un
+it_assert_rc 0
+it_assert_eq "$OTHER" "$IT_OUT" "the non-subject's command"

@@ -730,6 +730,14 @@ typedef struct BwshCommand
   size_t n_args;
 } BwshCommand;
 
+/* @cmd is the server side of a file transfer that sshd runs through the
+ * login shell: scp -t/-f, sftp-server, rsync --server, git-*-pack. */
+bool bwsh_command_is_file_transfer (const BwshCommand *cmd);
+
+/* bwrap's argv from "--" on: the inner shell and @cmd.  A file transfer
+ * with state = "tmpfs" gets a read-only $HOME before it (--remount-ro):
+ * an upload outside the project would land in the session's tmpfs, report
+ * success and be gone at logout; it fails with EROFS instead (issue 25). */
 int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret);
 
 /* A plan with entries of the user's, outside strict mode, is launched

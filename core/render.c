@@ -152,12 +152,38 @@ bwsh_plan_guards_setup (const BwshPlan *p)
   return false;
 }
 
+bool
+bwsh_command_is_file_transfer (const BwshCommand *cmd)
+{
+  static const char *const protocols[] = { "scp ", "rsync --server", "git-upload-pack", "git-receive-pack",
+                                           "git-upload-archive", "internal-sftp" };
+  const char *c = cmd->command, *base;
+
+  if (!cmd->has_command || cmd->login || c == NULL)
+    return false;
+  c += strspn (c, " \t");
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (protocols); i++)
+    if (strncmp (c, protocols[i], strlen (protocols[i])) == 0)
+      return true;
+  /* The sftp subsystem: sshd runs "SHELL -c /usr/lib/openssh/sftp-server". */
+  base = strrchr (c, '/');
+  base = base != NULL ? base + 1 : c;
+  return strncmp (base, "sftp-server", strlen ("sftp-server")) == 0
+         && (base[11] == '\0' || base[11] == ' ');
+}
+
 int
 bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
 {
   BwshArgv a = { 0 };
   int r;
 
+  /* Nothing a file transfer writes outside the project (or a policy bind)
+   * would outlive the session: make it fail instead of vanish.  Only this
+   * mount: the project and the other binds on it keep their own flags. */
+  if (p->state != NULL && strcmp (p->state, "tmpfs") == 0 && bwsh_command_is_file_transfer (cmd)
+      && ((r = bwsh_argv_add (&a, "--remount-ro")) < 0 || (r = bwsh_argv_add (&a, p->home)) < 0))
+    goto fail;
   /* "--" ends bwrap's options: whatever the user's command looks like
    * ("--bind / /host" included) it is only ever the shell's argument. */
   if ((r = bwsh_argv_add (&a, "--")) < 0)

@@ -123,29 +123,6 @@ usage_error (const char *what, const char *arg)
   exit (2);
 }
 
-/* scp, sftp, rsync and git run one protocol command per transfer; the
- * overlay's warnings would repeat on the client's stderr at each of them.
- * They reach the user at a login, on an ssh command and in bwshctl check. */
-static bool
-file_transfer (const BwshCommand *cmd)
-{
-  static const char *const protocols[] = { "scp ", "rsync --server", "git-upload-pack", "git-receive-pack",
-                                           "git-upload-archive", "internal-sftp" };
-  const char *c = cmd->command, *base;
-
-  if (!cmd->has_command || cmd->login || c == NULL)
-    return false;
-  c += strspn (c, " \t");
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (protocols); i++)
-    if (strncmp (c, protocols[i], strlen (protocols[i])) == 0)
-      return true;
-  /* The sftp subsystem: sshd runs "SHELL -c /usr/lib/openssh/sftp-server". */
-  base = strrchr (c, '/');
-  base = base != NULL ? base + 1 : c;
-  return strncmp (base, "sftp-server", strlen ("sftp-server")) == 0
-         && (base[11] == '\0' || base[11] == ' ');
-}
-
 /* No pam_bwsh registered this session (admission looked): bwsh registers it
  * itself, as the user, so that bwshctl sessions lists it, bwshctl lock ends
  * it and max_sessions counts it: exactly one entry per session.  Its pid is
@@ -306,7 +283,10 @@ main (int argc, char **argv)
     }
   if (s != NULL && s->policy_fallback)
     policy_fallback (s, r);
-  if (s != NULL && !file_transfer (&cmd))
+  /* scp, sftp, rsync and git run one protocol command per transfer; the
+   * overlay's warnings would repeat on the client's stderr at each of them.
+   * They reach the user at a login, on an ssh command and in bwshctl check. */
+  if (s != NULL && !bwsh_command_is_file_transfer (&cmd))
     {
       print_warnings (&s->diag);
       if (s->plan != NULL)

@@ -466,6 +466,53 @@ test_command_only_after_double_dash (void **state)
   bwsh_plan_free (p);
 }
 
+/* A file transfer with the session's state on a tmpfs gets a read-only
+ * $HOME first: an upload outside the project fails instead of vanishing.
+ * Not a shell's command, and not with a state that persists. */
+static void
+test_file_transfer_home_read_only_with_tmpfs_state (void **state)
+{
+  static const struct
+  {
+    const char *command;
+    bool login;
+    const char *state;
+    bool remount;
+  } cases[] = {
+    { "scp -t up", false, "tmpfs", true },
+    { "/usr/lib/openssh/sftp-server", false, "tmpfs", true },
+    { "rsync --server -logDtpre.iLsfxCIvu . rs/", false, "tmpfs", true },
+    { "git-receive-pack 'project/repo.git'", false, "tmpfs", true },
+    { "scp -t up", false, "persistent", false },
+    { "scp -t up", false, "none", false },
+    { "scp -t up", true, "tmpfs", false },
+    { "ls ~; scp -t up", false, "tmpfs", false },
+    { "/usr/lib/openssh/sftp-server-not", false, "tmpfs", false },
+  };
+  Fx *f = *state;
+  BwshPlan *p = plan_with (f, NULL, NULL, false);
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      BwshCommand cmd = { .login = cases[i].login, .has_command = true, .command = cases[i].command };
+      BwshArgv a = { 0 };
+
+      p->state = cases[i].state;
+      assert_int_equal (bwsh_render_command (p, &cmd, &a), 0);
+      if (cases[i].remount)
+        {
+          assert_true (a.n > 3);
+          assert_string_equal (a.v[0], "--remount-ro");
+          assert_string_equal (a.v[1], p->home);
+          assert_string_equal (a.v[2], "--");
+        }
+      else if (strcmp (a.v[0], "--") != 0)
+        fail_msg ("%s (state %s): %s before \"--\"", cases[i].command, cases[i].state, a.v[0]);
+      bwsh_argv_clear (&a);
+    }
+  bwsh_plan_free (p);
+}
+
 /* ------------------------------------------------------- shell quoting */
 
 /* Run SHELL -c SCRIPT and return its stdout. */
@@ -603,6 +650,7 @@ main (void)
     T (test_host_layout_symlinks_rendered),
     T (test_args_blob_is_nul_separated),
     T (test_command_only_after_double_dash),
+    T (test_file_transfer_home_read_only_with_tmpfs_state),
     cmocka_unit_test (test_shell_quote_round_trips_through_sh),
     cmocka_unit_test (test_shell_quoted_words_stay_separate),
   };

@@ -1,0 +1,65 @@
+#!/bin/bash
+# No upload is silently lost (#25 item 6).  With state = "tmpfs" (the
+# shipped default) $HOME inside is the session's own tmpfs: a file an ssh
+# command writes there is gone at logout, which a shell user can see and
+# expect.  scp, sftp put and rsync into the home reported success and the
+# file was gone at the next login.  A file transfer (scp -t, sftp-server,
+# rsync --server) now gets a read-only $HOME: the upload fails, with a
+# non-zero status, and the same upload into the project directory works and
+# is there at the next login.
+# Remote commands are single-quoted on purpose: they expand inside the sandbox.
+# shellcheck disable=SC2016,SC1091
+. "$(dirname "$0")/lib.sh"
+ssh_prepare
+ssh_start main
+
+printf 'upload\n' >"$IT_TMP/up"
+mkdir -p "$IT_TMP/tree"
+printf 'a\n' >"$IT_TMP/tree/a"
+client() { IT_RC=0; timeout -k 5 60 "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?; it_collect; }
+sftp_batch() { printf '%s\n' "$1" >"$IT_TMP/batch"; client sftp -F "$SSH_CFG" -b "$IT_TMP/batch" t; }
+# next_login NAME: what a later session finds at ~/NAME.
+next_login() { ssh_run t "if test -e ~/$1; then cat ~/$1; else echo gone; fi"; }
+
+it_check "(control) an ssh command still writes in the home: the session's state, gone at logout"
+ssh_run t 'echo note >~/note; cat ~/note'
+it_assert_rc 0
+it_assert_eq note "$IT_OUT" "written and read back in one session"
+next_login note
+it_assert_eq gone "$IT_OUT" "the note at the next login"
+
+for proto in sftp scp; do
+  opt=; [ $proto = scp ] && opt=-O
+  it_check "scp $opt ($proto protocol) into the home fails, with a non-zero status"
+  client scp $opt -F "$SSH_CFG" "$IT_TMP/up" "t:up-$proto"
+  [ "$IT_RC" != 0 ] || it_fail "scp into the home reported success"
+  it_assert_absent "$IT_HOME/up-$proto"
+  [ $proto = scp ] && it_assert_err_has "Read-only file system"
+  next_login "up-$proto"
+  it_assert_eq gone "$IT_OUT" "nothing was there to lose"
+
+  it_check "scp $opt ($proto protocol) into the project works and is there at the next login"
+  client scp $opt -F "$SSH_CFG" "$IT_TMP/up" "t:project/up-$proto"
+  it_assert_rc 0
+  next_login "project/up-$proto"
+  it_assert_eq upload "$IT_OUT" "the upload at the next login"
+done
+
+it_check "sftp put into the home fails, with a non-zero status; into the project it is kept"
+sftp_batch "put $IT_TMP/up up-put"
+[ "$IT_RC" != 0 ] || it_fail "sftp put into the home reported success"
+it_assert_absent "$IT_HOME/up-put"
+sftp_batch "put $IT_TMP/up project/up-put"
+it_assert_rc 0
+next_login project/up-put
+it_assert_eq upload "$IT_OUT" "the sftp upload at the next login"
+
+it_check "rsync into the home fails, with a non-zero status; into the project it is kept"
+client rsync -a -e "ssh -F $SSH_CFG" "$IT_TMP/tree/" t:rs/
+[ "$IT_RC" != 0 ] || it_fail "rsync into the home reported success"
+it_assert_err_has "Read-only file system"
+client rsync -a -e "ssh -F $SSH_CFG" "$IT_TMP/tree/" t:project/rs/
+it_assert_rc 0
+next_login project/rs/a
+it_assert_eq a "$IT_OUT" "the rsync upload at the next login"
+ssh_assert_no_user_processes

@@ -12,9 +12,12 @@
  * registry is readable like utmp, and BWSH_SESSIONS_DIR/user (root-owned,
  * 1777) takes the entries bwsh writes as the user; such an entry counts
  * only for the uid that owns the file and the process it names.
- * Registration writes first and counts after, with no lock a user could
- * hold: two logins racing for the last place may both be refused, never
- * both admitted.
+ * Registration writes first and counts after: two logins racing for the
+ * last place may both be refused, never both admitted.  pam_bwsh's
+ * registrations (root's) also hold BWSH_SESSIONS_DIR/.lock (root's, 0600:
+ * no user can open it, let alone hold it) around the write and the count,
+ * so that a storm of logins through PAM admits exactly max_sessions; bwsh's
+ * own (a stack without pam_bwsh) cannot take it and keep the rule above.
  *
  * Locks: BWSH_LOCKS_DIR (under /var/lib: a lock must survive a reboot, and
  * it is state that bwshctl writes, not configuration that configuration
@@ -733,7 +736,7 @@ int
 bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                         BwshError *err)
 {
-  _cleanup_close_ int dirfd = -1, userfd = -1;
+  _cleanup_close_ int dirfd = -1, userfd = -1, lockfd = -1;
   size_t live = 0;
   int r;
 
@@ -750,6 +753,17 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
       if (r < 0)
         return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
                                "cannot open the users' part of the session registry: %s", strerror (-r));
+    }
+  if (geteuid () == 0)
+    {
+      lockfd = openat (dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+      if (lockfd < 0)
+        return bwsh_error_set (err, -errno, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
+                               "cannot open the registry's lock: %m");
+      while (flock (lockfd, LOCK_EX) < 0)
+        if (errno != EINTR)
+          return bwsh_error_set (err, -errno, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
+                                 "cannot take the registry's lock: %m");
     }
   r = bwsh_registry_add (userfd >= 0 ? userfd : dirfd, e, err);
   if (r < 0)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -63,10 +64,24 @@ attempt (const BwshPlan *p, const BwshCommand *cmd, void (*fail) (const BwshErro
   int fds[2], status = 0;
   ssize_t n;
   char b;
-  pid_t pid;
+  pid_t pid, parent = getppid ();
 
   if (pipe2 (fds, O_CLOEXEC) < 0)
     return -errno;
+  /* Unguarded, bwrap's parent is the service's process (sshd's session
+   * process, su), and --die-with-parent ends the sandbox with it: an ssh
+   * client that goes away takes its commands along.  Guarded, bwsh is in
+   * between and must die with that process the same way, or bwrap would
+   * outlive it: then bwrap's --die-with-parent follows bwsh. */
+  if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
+    {
+      int e = errno;
+      close (fds[0]);
+      close (fds[1]);
+      return -e;
+    }
+  if (getppid () != parent)
+    raise (SIGKILL);
   pid = fork ();
   if (pid < 0)
     {

@@ -462,14 +462,21 @@ check_command (const BwshPlan *p)
   static char *args[] = { a0, a1, a2, NULL };
   BwshCommand cmd = { .login = true, .has_command = true, .command = "--bind / /host", .args = args, .n_args = 3 };
   BwshArgv a = { 0 };
+  /* A guarded launch (the plan has entries of the user's) runs bwsh's
+   * stub first: -- /bin/sh -c STUB sh SHELL ... (render.c). */
+  size_t o = bwsh_plan_guards_setup (p) ? 4 : 0;
 
   if (bwsh_render_command (p, &cmd, &a) < 0)
     violation ("render_command failed");
-  if (a.n != 9 || strcmp (a.v[0], "--") != 0 || strcmp (a.v[1], p->shell) != 0 || strcmp (a.v[2], "-l") != 0
-      || strcmp (a.v[3], "-c") != 0 || strcmp (a.v[4], "--") != 0 || strcmp (a.v[5], cmd.command) != 0
-      || strcmp (a.v[6], "--bind") != 0 || strcmp (a.v[7], "/") != 0 || strcmp (a.v[8], "/host") != 0
-      || a.v[9] != NULL)
-    violation ("the command is not exactly -- SHELL -l -c -- CMD ARGS...");
+  if (a.n != 9 + o || strcmp (a.v[0], "--") != 0
+      || (o > 0
+          && (strcmp (a.v[1], "/bin/sh") != 0 || strcmp (a.v[2], "-c") != 0
+              || strcmp (a.v[3], BWSH_STARTED_STUB) != 0 || strcmp (a.v[4], "sh") != 0))
+      || strcmp (a.v[o + 1], p->shell) != 0 || strcmp (a.v[o + 2], "-l") != 0 || strcmp (a.v[o + 3], "-c") != 0
+      || strcmp (a.v[o + 4], "--") != 0 || strcmp (a.v[o + 5], cmd.command) != 0
+      || strcmp (a.v[o + 6], "--bind") != 0 || strcmp (a.v[o + 7], "/") != 0 || strcmp (a.v[o + 8], "/host") != 0
+      || a.v[o + 9] != NULL)
+    violation ("the command is not exactly -- [STUB] SHELL -l -c -- CMD ARGS...");
   bwsh_argv_clear (&a);
 }
 

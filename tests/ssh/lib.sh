@@ -253,12 +253,11 @@ ssh_assert_confined()
   found=$(find "$IT_HOME" -path "$IT_HOME/project" -prune -o -path "$IT_HOME/.config/bwsh" -prune \
     -o -newer "$IT_TMP/mark" -print 2>/dev/null)
   [ -z "$found" ] || it_fail "written outside the project dir, in the home: $found"
-  # (PREFIX/run is the test build's /run, where bwsh keeps its session
-  # registry, as the user for a session it registers itself.)
-  local run
-  run=$(dirname "$(dirname "$IT_BWSH")")/run
+  # Every test build's PREFIX/run is that build's /run, where bwsh keeps its
+  # session registry, as the user for a session it registers itself: a
+  # stale entry there may belong to an earlier test's user with this uid.
   found=$(find /tmp /var/tmp /dev/shm /run/lock /var/spool /var/mail -xdev \
-    -path "$IT_ROOT" -prune -o -path "$IT_TMP" -prune -o -path "$run" -prune \
+    -path "$IT_ROOT" -prune -o -path "$IT_TMP" -prune -o -path '/tmp/bwsh-it.*/prefix/run' -prune \
     -o -user "$IT_UID" -print 2>/dev/null)
   [ -z "$found" ] || it_fail "files of $IT_USER on the host outside its home: $found"
 }

@@ -392,12 +392,9 @@ line_at (const char *text, int n, char *buf, size_t size)
         *c = '\0';
         break;
       }
-  while (len > 0 && strchr (" \t\r", buf[strlen (buf) - 1]) != NULL && buf[0] != '\0')
-    {
-      buf[strlen (buf) - 1] = '\0';
-      if (buf[0] == '\0')
-        break;
-    }
+  /* Trailing blanks; a comment cut above may have left nothing at all. */
+  for (size_t k = strlen (buf); k > 0 && strchr (" \t\r", buf[k - 1]) != NULL; k--)
+    buf[k - 1] = '\0';
   return true;
 }
 

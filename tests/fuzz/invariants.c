@@ -277,9 +277,14 @@ check_rw (const BwshPlan *p, const BwshPolicy *pol, const Paths *ceilings, const
           if (++n_rw_default > 1 || strcmp (m->dest, p->project_dir) != 0 || strcmp (m->src, p->project_dir) != 0)
             violation ("default read-write bind %s -> %s is not the project directory %s", m->src, m->dest,
                        p->project_dir);
-          check = user_chose_project;
-          if (check && (!bwsh_path_has_prefix (m->dest, p->home) || strcmp (m->dest, p->home) == 0))
+          /* The project directory is the built-in read-write ceiling
+           * (issue 24): one the user chose lies below $HOME, and not under
+           * a hidden name that programs outside read. */
+          if (user_chose_project && (!bwsh_path_has_prefix (m->dest, p->home) || strcmp (m->dest, p->home) == 0))
             violation ("the user's project directory %s is not below $HOME", m->dest);
+          if (user_chose_project && strstr (m->dest + strlen (p->home), "/.") != NULL)
+            violation ("the user's project directory %s is hidden", m->dest);
+          check = false;
         }
       else
         check = m->from.origin == BWSH_ORIGIN_USER;
@@ -574,12 +579,20 @@ fuzz_check_plan (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if (p->chdir == NULL
       || strcmp (p->chdir, pol->start_dir == BWSH_START_PROJECT ? p->project_dir : p->home) != 0)
     violation ("the session does not start where the policy's start_dir says");
+  /* The built-in read-write ceiling: the project directory (issue 24). */
+  {
+    char **grown = realloc (ceilings.v, (ceilings.n + 2) * sizeof (char *));
+    if (grown == NULL || (grown[ceilings.n] = strdup (p->project_dir)) == NULL)
+      abort ();
+    ceilings.v = grown;
+    grown[++ceilings.n] = NULL;
+  }
   check_critical (p, pol);
   check_order_and_form (p);
-  /* With the built-in policy the ceiling is $HOME, and nothing else may be writable. */
+  /* With the shipped policy (no rw_ceilings, no rw_binds) nothing outside
+   * $HOME may be writable: the project directory lies below it. */
   check_rw (p, pol, &ceilings, &protected_paths, default_project,
-            pol->rw_ceilings.n == 1 && strcmp (pol->rw_ceilings.items[0].src, "~") == 0 && pol->rw_binds.n == 0
-                && bwsh_path_has_prefix (default_project, id->home));
+            pol->rw_ceilings.n == 0 && pol->rw_binds.n == 0 && bwsh_path_has_prefix (default_project, id->home));
   check_protected (p, &protected_paths);
   /* max_mounts is no invariant of the built plan: it counts what reaches
    * bwrap, after coalescing, so bwsh_plan_resolve() applies it (issue 20);

@@ -115,12 +115,12 @@ it_build_tree()
       it_log "build of $BWSH_SOURCE_DIR failed"
       return 1
     fi
+    # The registry and locks directories, as the package's tmpfiles.d makes
+    # them at install (systemd-tmpfiles above, on this prefix's own paths).
+    [ -d "$IT_PREFIX/run/bwsh/sessions/user" ] || { it_log "tmpfiles did not make the registry"; return 1; }
   fi
   IT_BWSH=$IT_PREFIX/bin/bwsh
   [ -x "$IT_BWSH" ] || { it_log "$IT_BWSH is missing"; return 1; }
-  # The registry and locks directories, as the package's tmpfiles.d makes
-  # them at install (systemd-tmpfiles above, on this prefix's own paths).
-  [ -d "$IT_PREFIX/run/bwsh/sessions/user" ] || { it_log "tmpfiles did not make the registry"; return 1; }
   # The network helper bwsh spawns for network = "private" (#26).
   [ -x "$IT_PREFIX/libexec/bwsh/bwsh-netns" ] || { it_log "$IT_PREFIX/libexec/bwsh/bwsh-netns is missing"; return 1; }
   mkdir -p "$dir/home" && chmod 755 "$dir/home"

@@ -151,7 +151,12 @@ grep -q 'pam_bwsh' /etc/pam.d/common-session && fail "the real /etc/pam.d was ch
 
 step "integration tests against the installed paths (BWSH_IT_PREFIX=/usr)"
 # A few that cover the whole path: the sandbox's root, read-only /usr and
-# home, the project dir, a user bind, and a refused entry.
+# home, the project dir, a user bind, and a refused entry.  With the
+# integration suite's premise as a drop-in (tests/integration/fixture.sh: a
+# read-write bind anywhere in the home), taken out again afterwards.
+printf '%s\n' '# packaging/ci.sh: the integration suite'"'"'s premise' 'rw_ceilings = [ "~" ];' 'ro_ceilings = [ "/" ];' \
+  >/etc/bwsh/conf.d/50-it-ceilings.conf
+chmod 0644 /etc/bwsh/conf.d/50-it-ceilings.conf
 for t in test_root_is_tmpfs.sh test_usr_and_home_read_only.sh test_project_dir.sh \
   test_additional_bind.sh test_refused_entry.sh test_exit_and_args.sh; do
   [ -f "$top/tests/integration/$t" ] || continue
@@ -159,6 +164,7 @@ for t in test_root_is_tmpfs.sh test_usr_and_home_read_only.sh test_project_dir.s
   CI=true BWSH_IT_PREFIX=/usr BWSH_SOURCE_DIR="$top" IT_STATE= bash "$top/tests/integration/$t" \
     || fail "integration test $t against the installed package"
 done
+rm -f /etc/bwsh/conf.d/50-it-ceilings.conf
 
 step "bash completion of bwshctl, as installed"
 bash "$top/tests/packaging/test_completion.sh" /usr/share/bash-completion/completions/bwshctl /usr/bin/bwshctl \
@@ -170,7 +176,9 @@ step "removal names the accounts whose login shell is bwsh"
 # see the admin guide), names it, and the account then fails closed.
 shelluser=bwshrm$(od -An -N3 -tx1 /dev/urandom | tr -d ' \n')
 useradd -M -d /nonexistent -s /usr/bin/bwsh "$shelluser"
-# A drop-in of the administrator's: purge removes it with /etc/bwsh.
+# A drop-in of the administrator's: remove keeps it, and so does a plain
+# purge (tests/packaging/test_postrm_purge.sh); purge with
+# BWSH_PURGE_CONF_D=yes, below, removes it with /etc/bwsh.
 printf '# added by packaging/ci.sh\n' >/etc/bwsh/conf.d/50-ci.conf
 apt-get remove -y bwsh >"$work/remove" 2>&1 || { cat "$work/remove"; userdel "$shelluser"; fail "apt-get remove"; }
 cat "$work/remove"
@@ -181,7 +189,7 @@ userdel "$shelluser"
 [ -d /etc/bwsh/conf.d ] || fail "remove (not purge) took /etc/bwsh/conf.d"
 
 step "purge"
-apt-get purge -y bwsh 2>&1 | tee "$work/purge"
+BWSH_PURGE_CONF_D=yes apt-get purge -y bwsh 2>&1 | tee "$work/purge"
 grep -q 'not empty so not removed' "$work/purge" && fail "dpkg left a directory behind on purge"
 installed=0
 snapshot >"$work/after"
@@ -217,6 +225,8 @@ rpm=$(ls "$out"/bwsh-*.rpm)
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/bin/bwsh || fail "the rpm lacks /usr/bin/bwsh"
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-netns || fail "the rpm lacks the network helper /usr/libexec/bwsh/bwsh-netns"
 rpm -qp --configfiles "$rpm" 2>/dev/null | grep -qx /etc/bwsh/bwsh.conf || fail "bwsh.conf is not %config in the rpm"
+rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/lib/tmpfiles.d/bwsh.conf || fail "the rpm lacks its tmpfiles.d snippet (the registry)"
+rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'groupadd -r bwsh' || fail "the rpm does not create the group bwsh"
 
 step "packages"
 ls -l "$deb" "$rpm"

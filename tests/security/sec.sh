@@ -53,9 +53,15 @@ sec_policy()
   printf '%s' "$f"
 }
 
+# The policy FILE in place of the fixture's, and no last good copy: a clean
+# load by pam_bwsh in another test may have kept one (core/lkg.h), and then
+# it would decide the session instead of FILE's error (the fleet's fallback,
+# tests/audit/test_policy_fallback.sh); here the error itself must decide.
 sec_bind_policy()
 {
-  printf 'mount --bind %q %q' "$1" "$SEC_POLICY"
+  local lkg=$IT_PREFIX/var/lib/bwsh/last-good
+  printf 'mount --bind %q %q && mkdir -p %q && mount -t tmpfs -o mode=0755 tmpfs %q' \
+    "$1" "$SEC_POLICY" "$lkg" "$lkg"
 }
 
 sec_run_ns()

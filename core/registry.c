@@ -201,8 +201,9 @@ read_small_at (int dirfd, const char *name, uid_t owner, uid_t *ret_owner, char 
     return -errno;
   if (fstat (fd, &st) < 0)
     return -errno;
-  if (!S_ISREG (st.st_mode) || (owner == 0 && !bwsh_uid_is_root (st.st_uid))
-      || (owner != 0 && owner != (uid_t) -1 && st.st_uid != owner) || (st.st_mode & 0022) != 0
+  if (!S_ISREG (st.st_mode)
+      || (owner != (uid_t) -1 && (owner == 0 ? !bwsh_uid_is_root (st.st_uid) : st.st_uid != owner))
+      || (st.st_mode & 0022) != 0
       || st.st_size > ENTRY_FILE_MAX)
     return -EPERM;
   if (ret_owner != NULL)

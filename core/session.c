@@ -108,6 +108,9 @@ int
 bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshError *err)
 {
   const char *policy_path = req->policy_path != NULL ? req->policy_path : bwsh_policy_path ();
+  /* A login decides (RUN, and pam_bwsh's account stage, which must decide
+   * as its session stage will); explain and check go on to show the plan. */
+  const bool decides = req->mode == BWSH_SESSION_RUN || req->pam;
   BwshSession *s;
   BwshError e = { 0 };
   int r, r2;
@@ -129,14 +132,12 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
   /* As the caller (root for pam_bwsh and bwshctl --user): the policy is
    * root's file, and the loader refuses it unless root owns it. */
   r = bwsh_policy_load (policy_path, s->id, &s->policy, &e);
-  if (r < 0 && (req->mode == BWSH_SESSION_RUN || req->pam))
+  if (r < 0 && decides)
     {
       /* A policy that cannot be read must not lock everybody out (issue
        * 25): the last policy that loaded cleanly decides who is a subject
        * and how; root is never refused; with no good copy, only an account
-       * whose shell is bwsh is refused (it cannot run without a policy).
-       * pam_bwsh's account stage (CHECK) decides the same way as its
-       * session stage, or it would refuse what the session lets in. */
+       * whose shell is bwsh is refused (it cannot run without a policy). */
       s->policy_fallback = true;
       bwsh_error_step (&e, BWSH_ERROR_POLICY, r);
       s->policy_error = e;
@@ -171,9 +172,8 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
                                          .bwsh_binary = req->bwsh_binary,
                                          .session_pid = req->session_pid },
                   s->id, s->policy, s->admission, &e);
-  /* pam_bwsh's account stage stops here too: a refused login opens
-   * nothing of the user's. */
-  if (r < 0 && (req->mode == BWSH_SESSION_RUN || req->pam))
+  /* A refused login opens nothing of the user's. */
+  if (r < 0 && decides)
     {
       if (err != NULL)
         *err = e;

@@ -421,7 +421,7 @@ register_session (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol, c
   int r;
 
   e.uid = id->uid;
-  e.start = (int64_t) time (NULL);
+  e.start = rec->start;
   e.pid = getpid ();
   memcpy (e.plan_digest, rec->digest, sizeof e.plan_digest);
   memcpy (e.policy_digest, rec->policy_digest, sizeof e.policy_digest);
@@ -677,8 +677,9 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   /* Already gone when bwshctl lock ended the session and pruned it. */
   (void) bwsh_registry_unregister (NULL, rec->registry_id);
   ev.session_pid = getpid ();
-  if (rec->start > 0 && (int64_t) time (NULL) >= rec->start)
-    ev.duration = (int64_t) time (NULL) - rec->start;
+  ev.duration = (int64_t) time (NULL) - rec->start;
+  if (ev.duration < 0)
+    ev.duration = -1; /* the clock went back: no duration */
   audit (&c, "close", "closed", rec, &ev);
   return PAM_SUCCESS;
 }

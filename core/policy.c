@@ -156,7 +156,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->user_overlay_allowed = true;
   p->run_mode = BWSH_RUN_TMPFS;
   p->dev_mode = BWSH_DEV_MINIMAL;
-  p->net_mode = BWSH_NET_PRIVATE;
+  p->net_mode = BWSH_DEFAULT_NET_MODE;
   p->root_tmpfs_size = UINT64_C (64) * 1024 * 1024;
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
   p->start_dir = BWSH_START_HOME;

@@ -44,6 +44,7 @@ static const struct
   [BWSH_EVENT_LIMIT] = { "45e3d0ea146e49548499d4ef6bc07e9a", "limit-hit", LOG_NOTICE },
   [BWSH_EVENT_POLICY] = { "ec5cea47bc7145fd89357aa8b5c72d2f", "policy-unreadable", LOG_CRIT },
   [BWSH_EVENT_COMMAND] = { "e9e347ad276a4695a2ec58273a2570d7", "command", LOG_INFO },
+  [BWSH_EVENT_RECORDING] = { "1a8e21917dfe4e299bfe3dbdfebb9ad3", "recording", LOG_INFO },
 };
 
 const char *
@@ -228,6 +229,9 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_SOURCE_ADDRESS", ev->source_address);
   fields_add_num (&f, "BWSH_SOURCE_PORT", ev->source_port);
   fields_add_num (&f, "BWSH_DURATION_SEC", ev->duration);
+  fields_add_str (&f, "BWSH_RECORD", ev->record);
+  fields_add_str (&f, "BWSH_RECORDING", ev->recording);
+  fields_add_str (&f, "BWSH_TLOG_REC", ev->tlog_rec);
   r = f.r;
   if (r >= 0)
     r = journal_send (f.buf, f.len);

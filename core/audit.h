@@ -27,6 +27,7 @@ typedef enum
   BWSH_EVENT_LIMIT,       /* a limit refused a session (max_sessions) */
   BWSH_EVENT_POLICY,      /* the policy cannot be read: what decided instead (crit) */
   BWSH_EVENT_COMMAND,     /* bwsh: the command a session pam_bwsh allowed runs in the sandbox */
+  BWSH_EVENT_RECORDING,   /* bwsh: tlog-rec starts recording the session (its TLOG_REC id) */
   BWSH_EVENT_MAX_,
 } BwshEventType;
 
@@ -61,6 +62,9 @@ typedef struct BwshEvent
   const char *source_address; /* the SSH client (SSH_CONNECTION), for bwsh's events */
   int64_t source_port;
   int64_t duration;         /* seconds, on session-ended */
+  const char *record;       /* the policy's record setting, when not "off" */
+  const char *recording;    /* what it did for this session: tty, command, unavailable */
+  const char *tlog_rec;     /* the recording's id, tlog's TLOG_REC */
 } BwshEvent;
 
 /* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */

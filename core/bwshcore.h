@@ -44,6 +44,7 @@ typedef enum
   BWSH_ERROR_NETWORK,     /* the private network cannot start on this host (no pasta, no usable tun) */
   BWSH_ERROR_LOCKED,      /* admission: bwshctl lock, or a lock that cannot be read */
   BWSH_ERROR_LIMIT,       /* admission: max_sessions, or sessions that cannot be counted */
+  BWSH_ERROR_RECORD,      /* record = "required" and the recorder cannot run */
 } BwshErrorCode;
 
 typedef struct BwshError
@@ -355,6 +356,15 @@ typedef enum
   BWSH_NET_PRIVATE,    /* a new namespace with user-mode egress through pasta (the default) */
 } BwshNetMode;
 
+/* record: interactive sessions recorded with tlog-rec, outside the sandbox
+ * (core/record.c). */
+typedef enum
+{
+  BWSH_RECORD_OFF = 0,  /* nothing recorded */
+  BWSH_RECORD_TTY,      /* recorded when tlog-rec can run; else the session runs and its event says so */
+  BWSH_RECORD_REQUIRED, /* recorded, or refused */
+} BwshRecordMode;
+
 /* Where a session starts.  OpenSSH clients resolve relative paths (scp,
  * sftp, rsync, git) against the home directory, so that is the default. */
 typedef enum
@@ -402,6 +412,7 @@ typedef struct BwshPolicy
   BwshRunMode run_mode;
   BwshDevMode dev_mode;
   BwshNetMode net_mode;
+  BwshRecordMode record_mode;
   uint64_t root_tmpfs_size;  /* bytes, 0 = bwrap's default */
   uint64_t tmp_tmpfs_size;   /* /tmp, /var/tmp, /dev/shm and the state tmpfs */
   BwshStartDir start_dir;
@@ -623,6 +634,7 @@ typedef struct BwshPlan
   bool unshare[_BWSH_NS_MAX];
   bool disable_userns;
   BwshNetMode network;
+  BwshRecordMode record;
   BwshLandlockRequest landlock;
   BwshSeccompChoice seccomp;
   uint64_t root_tmpfs_size; /* bytes, 0 = bwrap's default */
@@ -728,6 +740,8 @@ typedef struct BwshCommand
   const char *command;     /* -c CMD */
   char *const *args;       /* NAME ARGS..., may be NULL */
   size_t n_args;
+  const char *recorder;    /* tlog-rec, which the launch runs bwrap under; NULL: not recorded */
+  const char *term;        /* TERM of the recording (tlog's "term"), may be NULL */
 } BwshCommand;
 
 /* @cmd is the server side of a file transfer that sshd runs through the
@@ -750,6 +764,42 @@ int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *re
 #define BWSH_STARTED_STUB "printf . >&9; exec 9>&-; exec \"$@\""
 bool bwsh_plan_guards_setup (const BwshPlan *p);
 
+/* ------------------------------------------------------------- recording */
+
+/* What record = "tty" or "required" does for one session (core/record.c). */
+typedef enum
+{
+  BWSH_RECORDING_OFF = 0,     /* record = "off" */
+  BWSH_RECORDING_ON,          /* tlog-rec records the session's terminal */
+  BWSH_RECORDING_COMMAND,     /* a command, or no terminal: not recorded; its event names the command */
+  BWSH_RECORDING_UNAVAILABLE, /* record = "tty" and tlog-rec cannot run: the session runs unrecorded */
+} BwshRecording;
+
+/* tlog-rec's path, fixed at build time (-DBWSH_TLOG_REC_PATH), and the
+ * helper that restricts a recorded session's bwrap (bwsh-landlock). */
+const char *bwsh_tlog_rec_path (void);
+const char *bwsh_landlock_helper_path (void);
+const char *bwsh_recording_to_string (BwshRecording r);
+
+/* Whether the session @cmd of @p is recorded: an interactive shell with a
+ * terminal (@have_tty), under a policy that records.  With record =
+ * "required", a recorder that cannot run is an error (BWSH_ERROR_RECORD);
+ * with "tty", BWSH_RECORDING_UNAVAILABLE. */
+int bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
+                           BwshError *err);
+
+/* The recording id tlog-rec gives its recording when it runs as process
+ * @pid (tlog's TLOG_REC field and "rec" member): the boot id's hex digits,
+ * the pid and the process's start time in clock ticks, in hex.  exec keeps
+ * both, so the process that is about to exec tlog-rec knows it. */
+#define BWSH_TLOG_REC_ID_MAX 64
+int bwsh_tlog_rec_id (pid_t pid, char ret[BWSH_TLOG_REC_ID_MAX]);
+
+/* The recorder's argv up to the program it records: tlog-rec writing to
+ * the journal, then "--", then bwsh-landlock with @landlock_fd unless it is
+ * -1.  bwrap's argv follows. */
+int bwsh_render_recorder (const char *recorder, int landlock_fd, BwshArgv *ret);
+
 /* Serialise @opts NUL-separated, as bwrap's --args expects. */
 int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
 
@@ -767,6 +817,7 @@ const char *bwsh_mount_kind_to_string (BwshMountKind k);
 const char *bwsh_verdict_to_string (BwshVerdict v);
 const char *bwsh_origin_to_string (BwshOrigin o);
 const char *bwsh_net_mode_to_string (BwshNetMode m);
+const char *bwsh_record_mode_to_string (BwshRecordMode m);
 
 /* ----------------------------------------------------------------- seccomp */
 
@@ -796,6 +847,13 @@ typedef struct BwshLandlockReport
 /* Apply the plan's Landlock request to the calling thread (just before the
  * exec of bwrap).  -EOPNOTSUPP when required and unavailable. */
 int bwsh_landlock_apply (const BwshLandlockRequest *req, BwshLandlockReport *ret_report, BwshError *err);
+/* The same in two steps, for a recorded session, whose recorder runs
+ * unrestricted and whose bwrap is restricted by bwsh-landlock: the ruleset
+ * (*ret_fd, O_CLOEXEC; -1 when there is nothing to restrict) and its
+ * enforcement on the calling thread, with no_new_privs. */
+int bwsh_landlock_ruleset (const BwshLandlockRequest *req, int *ret_fd, BwshLandlockReport *ret_report,
+                           BwshError *err);
+int bwsh_landlock_restrict (int ruleset_fd, BwshError *err);
 int bwsh_landlock_probe (const BwshLandlockRequest *req, BwshLandlockReport *ret_report);
 /* True when the policy's mode is the default best effort but its shared
  * network makes Landlock required (#14): only landlock.mode written in the
@@ -961,6 +1019,12 @@ int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *
  * failure. */
 int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path,
                     BwshError *err);
+
+/* @path, a program bwsh starts, fixed at build time; in test builds only,
+ * the environment variable @test_env may name another (a missing pasta,
+ * one that fails; the helper of a build tree that is not installed).  An
+ * installed build has no such knob. */
+const char *bwsh_program_path (const char *test_env, const char *path);
 
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);

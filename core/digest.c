@@ -176,8 +176,8 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
   field (&s, p->hostname);
   for (BwshNamespace ns = 0; ns < _BWSH_NS_MAX; ns++)
     field (&s, p->unshare[ns] ? bwsh_namespace_info (ns)->name : "-");
-  snprintf (num, sizeof num, "%d %d %d %" PRIu64 " %" PRIu64, p->disable_userns, (int) p->network, (int) p->seccomp,
-            p->root_tmpfs_size, p->tmp_tmpfs_size);
+  snprintf (num, sizeof num, "%d %d %d %d %" PRIu64 " %" PRIu64, p->disable_userns, (int) p->network,
+            (int) p->record, (int) p->seccomp, p->root_tmpfs_size, p->tmp_tmpfs_size);
   field (&s, num);
   snprintf (num, sizeof num, "%" PRId64 " %" PRId64 " %" PRId64 " %d", p->rlimit_core, p->rlimit_nproc,
             p->rlimit_nofile, p->strict);

@@ -65,6 +65,7 @@ bwsh_error_code_to_string (BwshErrorCode code)
     [BWSH_ERROR_NETWORK] = "cannot start the sandbox's network",
     [BWSH_ERROR_LOCKED] = NULL,  /* "sessions of X are locked: REASON" */
     [BWSH_ERROR_LIMIT] = NULL,   /* "X has N sessions open, at most M ..." */
+    [BWSH_ERROR_RECORD] = "cannot record the session",
   };
   return (size_t) code < BWSH_N_ELEMENTS (names) ? names[code] : NULL;
 }
@@ -294,6 +295,22 @@ bwsh_origin_to_string (BwshOrigin o)
       return "user";
     case BWSH_ORIGIN_POLICY:
       return "policy";
+    default:
+      return "?";
+    }
+}
+
+const char *
+bwsh_record_mode_to_string (BwshRecordMode m)
+{
+  switch (m)
+    {
+    case BWSH_RECORD_OFF:
+      return "off";
+    case BWSH_RECORD_TTY:
+      return "tty";
+    case BWSH_RECORD_REQUIRED:
+      return "required";
     default:
       return "?";
     }

@@ -316,6 +316,7 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
     }
   if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
       || (r = jset_string (&j, root, "", "network", bwsh_net_mode_to_string (p->network), err)) < 0
+      || (r = jset_string (&j, root, "", "record", bwsh_record_mode_to_string (p->record), err)) < 0
       || (r = jset_string (&j, limits, "/limits", "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
       || (r = jset_string (&j, limits, "/limits", "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
       || (r = jset_string (&j, limits, "/limits", "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
@@ -452,6 +453,12 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
     r = append (&buf, &len, "; nested user namespaces %s\n", p->disable_userns ? "disabled" : "allowed");
   if (r >= 0)
     r = append (&buf, &len, "network: %s\n", network_text (p->network));
+  if (r >= 0 && p->record != BWSH_RECORD_OFF)
+    r = append (&buf, &len,
+                "record: %s: an interactive session with a terminal is recorded by %s outside the sandbox, "
+                "to the journal%s; a command (ssh host CMD, scp, sftp) is not, its audit event names it\n",
+                bwsh_record_mode_to_string (p->record), bwsh_tlog_rec_path (),
+                p->record == BWSH_RECORD_REQUIRED ? ", or refused when it cannot be" : " when tlog-rec can run");
   if (r >= 0)
     r = append (&buf, &len, "limits: core=%s nproc=%s nofile=%s\n", limit_string (p->rlimit_core, b1, sizeof b1),
                 limit_string (p->rlimit_nproc, b2, sizeof b2), limit_string (p->rlimit_nofile, b3, sizeof b3));

@@ -274,7 +274,7 @@ add_port_rules (int ruleset_fd, const BwshBindList *l, uint64_t access, const ch
 }
 
 int
-bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_report, BwshError *err)
+bwsh_landlock_ruleset (const BwshLandlockRequest *ask, int *ret_fd, BwshLandlockReport *ret_report, BwshError *err)
 {
   _cleanup_close_ int ruleset_fd = -1;
   RulesetAttr attr = { 0 };
@@ -283,6 +283,7 @@ bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_rep
   long fd;
   int r;
 
+  *ret_fd = -1;
   r = plan_request (ask, abi, &req, err);
   if (r < 0)
     return r;
@@ -322,6 +323,16 @@ bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_rep
         return r;
     }
 
+  fill_report (ret_report, abi, &req);
+  *ret_fd = steal_fd (&ruleset_fd);
+  return 0;
+}
+
+int
+bwsh_landlock_restrict (int ruleset_fd, BwshError *err)
+{
+  int r;
+
   /* landlock_restrict_self() needs it unless we hold CAP_SYS_ADMIN, and
    * bwsh wants it anyway: nothing inside may gain privileges by exec. */
   if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
@@ -337,9 +348,18 @@ bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_rep
       return bwsh_error_set (err, r, NULL, 0, 0, "landlock: restricting the session: %s",
                              strerror (-r));
     }
-
-  fill_report (ret_report, abi, &req);
   return 0;
+}
+
+int
+bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_report, BwshError *err)
+{
+  _cleanup_close_ int fd = -1;
+  int r = bwsh_landlock_ruleset (ask, &fd, ret_report, err);
+
+  if (r < 0 || fd < 0)
+    return r;
+  return bwsh_landlock_restrict (fd, err);
 }
 
 int

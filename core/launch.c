@@ -20,6 +20,19 @@ bwsh_bwrap_path (void)
 }
 
 const char *
+bwsh_program_path (const char *test_env, const char *path)
+{
+#if BWSH_TEST_BUILD
+  const char *s = getenv (test_env);
+  if (s != NULL && s[0] == '/')
+    return s;
+#else
+  (void) test_env;
+#endif
+  return path;
+}
+
+const char *
 bwsh_policy_path (void)
 {
   return BWSH_POLICY_PATH;
@@ -76,7 +89,7 @@ set_limit (int resource, int64_t value, const char *name, BwshError *err)
 int
 bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path, BwshError *err)
 {
-  _cleanup_close_ int seccomp_fd = -1, args_fd = -1;
+  _cleanup_close_ int seccomp_fd = -1, args_fd = -1, landlock_fd = -1;
   BwshNetHelper net = { .pid = 0, .info_fd = -1, .block_fd = -1 };
   _cleanup_free_ char *blob = NULL;
   BwshArgv opts = { 0 }, command = { 0 }, argv = { 0 };
@@ -133,7 +146,17 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
       goto out;
     }
 
+  /* Landlock's ruleset now, enforced just before the exec: on this process
+   * and so on bwrap; or, recorded, by bwsh-landlock on bwrap alone. */
+  r = bwsh_landlock_ruleset (&p->landlock, &landlock_fd, &ll, err);
+  if (r < 0)
+    goto out;
+
   snprintf (num, sizeof num, "%d", args_fd);
+  /* A recorded session: tlog-rec runs bwrap on a terminal of its own and
+   * keeps this process's pid, which is what its recording id says. */
+  if (cmd->recorder != NULL && (r = bwsh_render_recorder (cmd->recorder, landlock_fd, &argv)) < 0)
+    goto out;
   if ((r = bwsh_argv_add (&argv, bwrap_path)) < 0 || (r = bwsh_argv_add (&argv, "--args")) < 0
       || (r = bwsh_argv_add (&argv, num)) < 0)
     goto out;
@@ -157,12 +180,27 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
       || (r = set_limit (RLIMIT_NOFILE, p->rlimit_nofile, "nofile", err)) < 0)
     goto out;
 
-  r = bwsh_landlock_apply (&p->landlock, &ll, err);
-  if (r < 0)
-    goto out;
-
   /* An empty environment: bwrap sets the sandbox's own with --setenv, and
-   * nothing the caller had (LD_PRELOAD, say) acts on bwrap itself. */
+   * nothing the caller had (LD_PRELOAD, say) acts on bwrap itself.  The
+   * recorder gets TERM and a UTF-8 locale alone: none of tlog's TLOG_REC_*
+   * settings, whatever the client sent. */
+  if (cmd->recorder != NULL)
+    {
+      _cleanup_free_ char *term = NULL;
+      char lang[] = "LANG=C.UTF-8";
+      char *rec_env[] = { lang, NULL, NULL };
+
+      if (landlock_fd >= 0 && (r = clear_cloexec (landlock_fd)) < 0)
+        goto out;
+      if (cmd->term != NULL && cmd->term[0] != '\0' && asprintf (&term, "TERM=%s", cmd->term) >= 0)
+        rec_env[1] = term;
+      execve (cmd->recorder, argv.v, rec_env);
+      r = -errno;
+      bwsh_error_set (err, r, NULL, 0, 0, "cannot execute the recorder %s: %s", cmd->recorder, strerror (errno));
+      goto out;
+    }
+  if (landlock_fd >= 0 && (r = bwsh_landlock_restrict (landlock_fd, err)) < 0)
+    goto out;
   execve (bwrap_path, argv.v, empty_env);
   r = -errno;
   bwsh_error_set (err, r, NULL, 0, 0, "cannot execute %s: %s", bwrap_path, strerror (errno));

@@ -25,32 +25,16 @@
 #include "bwshcore.h"
 #include "cleanup.h"
 
-/* Test builds only: the environment variable @env may name another
- * program (a missing pasta, one that fails; the helper of a build tree
- * that is not installed).  An installed build has no such knob. */
-static const char *
-test_override (const char *env, const char *path)
-{
-#if BWSH_TEST_BUILD
-  const char *s = getenv (env);
-  if (s != NULL && s[0] == '/')
-    return s;
-#else
-  (void) env;
-#endif
-  return path;
-}
-
 const char *
 bwsh_pasta_path (void)
 {
-  return test_override ("BWSH_TEST_PASTA", BWSH_PASTA_PATH);
+  return bwsh_program_path ("BWSH_TEST_PASTA", BWSH_PASTA_PATH);
 }
 
 const char *
 bwsh_netns_helper_path (void)
 {
-  return test_override ("BWSH_TEST_NETNS_HELPER", BWSH_NETNS_HELPER_PATH);
+  return bwsh_program_path ("BWSH_TEST_NETNS_HELPER", BWSH_NETNS_HELPER_PATH);
 }
 
 int

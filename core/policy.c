@@ -510,6 +510,24 @@ key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
 }
 
 static int
+key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  static const EnumName names[] = {
+    { "off", BWSH_RECORD_OFF },
+    { "tty", BWSH_RECORD_TTY },
+    { "required", BWSH_RECORD_REQUIRED },
+  };
+  int v = 0, r;
+
+  (void) k;
+  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
+  if (r < 0)
+    return r;
+  p->record_mode = (BwshRecordMode) v;
+  return 0;
+}
+
+static int
 key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   static const EnumName names[] = { { "home", BWSH_START_HOME }, { "project", BWSH_START_PROJECT } };
@@ -1106,6 +1124,7 @@ const Key root_keys[] = {
   { "run", key_run, 0, 0, NULL },
   { "dev", key_dev, 0, 0, NULL },
   { "network", key_network, 0, 0, NULL },
+  { "record", key_record, 0, 0, NULL },
   { "root_size", key_size, OFF (root_tmpfs_size), 0, NULL },
   { "tmp_size", key_size, OFF (tmp_tmpfs_size), 0, NULL },
   { "start_dir", key_start_dir, 0, 0, NULL },

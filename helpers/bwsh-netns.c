@@ -128,7 +128,10 @@ info_number (const char *buf, const char *key, unsigned long long *ret)
   return 0;
 }
 
-/* bwrap writes the whole JSON object, then closes the fd. */
+/* bwrap writes the whole JSON object (flat: one '}', at its end), then
+ * closes the fd.  The object's end is what counts, not the fd's: in a
+ * recorded session tlog-rec, bwrap's parent, holds a copy of the write end
+ * for as long as the session runs. */
 static int
 read_info (Helper *h, unsigned long long *ret_pid, unsigned long long *ret_netns)
 {
@@ -144,7 +147,7 @@ read_info (Helper *h, unsigned long long *ret_pid, unsigned long long *ret_netns
         continue;
       if (n < 0)
         return -errno;
-      if (n == 0 || (len += (size_t) n) == sizeof buf - 1)
+      if (n == 0 || (len += (size_t) n) == sizeof buf - 1 || memchr (buf, '}', len) != NULL)
         break;
     }
   buf[len] = '\0';

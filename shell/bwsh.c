@@ -15,7 +15,8 @@
  * and 127, from a signal (128+N: a refusal once read as an OOM kill, 137)
  * and from ssh's 255 and sshd's 254:
  *   69 EX_UNAVAILABLE  the sandbox cannot start on this host (bwrap, pasta,
- *                      /dev/net/tun: BWSH_ERROR_NETWORK, #27)
+ *                      /dev/net/tun: BWSH_ERROR_NETWORK, #27; the recorder
+ *                      of record = "required")
  *   71 EX_OSERR        the system failed (identity, home, project directory,
  *                      privileges, memory)
  *   77 EX_NOPERM       the policy refuses the session (a lock, max_sessions)
@@ -83,6 +84,7 @@ exit_status (const BwshError *err)
       return EX_NOPERM;
     case BWSH_ERROR_NETWORK:
     case BWSH_ERROR_LAUNCH:
+    case BWSH_ERROR_RECORD:
       return EX_UNAVAILABLE;
     default:
       return EX_OSERR;
@@ -193,6 +195,17 @@ policy_fallback (const BwshSession *s, int r)
     syslog (LOG_AUTHPRIV | LOG_CRIT, "%s", line != NULL ? line : "the sandbox policy cannot be used");
 }
 
+/* The session's TERM, as the sandbox gets it: what the recording says the
+ * terminal was. */
+static const char *
+plan_term (const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_env; i++)
+    if (strncmp (p->env[i], "TERM=", 5) == 0)
+      return p->env[i] + 5;
+  return NULL;
+}
+
 static void
 print_warnings (const BwshDiag *d)
 {
@@ -206,6 +219,7 @@ main (int argc, char **argv)
   BwshSession *s = NULL;
   BwshCommand cmd = { 0 };
   BwshError err = { 0 };
+  BwshRecording recording = BWSH_RECORDING_OFF;
   char digest[65];
   const char *announced;
   int r;
@@ -303,9 +317,19 @@ main (int argc, char **argv)
    * it, bwsh records what the session runs.  What bwrap does after the exec
    * (its own errors, the shell's exit status) no longer passes through
    * bwsh: bwrap reports those on the terminal. */
+  /* Recorded or not, decided before anything starts: with record =
+   * "required", a recorder that cannot run refuses the session here. */
+  r = bwsh_recording_decide (s->plan, &cmd, isatty (STDIN_FILENO), &recording, &err);
+  if (r < 0)
+    die_error (&err);
+  if (recording == BWSH_RECORDING_ON)
+    {
+      cmd.recorder = bwsh_tlog_rec_path ();
+      cmd.term = plan_term (s->plan);
+    }
   if (!s->admission->registered)
     register_session (s, digest);
-  bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered);
+  bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered, recording);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);
@@ -313,7 +337,11 @@ main (int argc, char **argv)
   if (bwsh_plan_guards_setup (s->plan))
     r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, die_launch, &err);
   else
-    r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
+    {
+      if (cmd.recorder != NULL)
+        bwsh_front_recording ();
+      r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
+    }
   if (err.errnum == 0)
     err.errnum = r < 0 ? -r : EIO;
   die_launch (&err);

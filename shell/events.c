@@ -90,20 +90,25 @@ ssh_source (char *addr, size_t addrsz, int64_t *port)
   *port = (int64_t) p;
 }
 
+/* The session bwsh_front_started() announced, for its recording event. */
+static char started_session_id[BWSH_SESSION_ID_LEN + 1];
+static const BwshIdentity *started_id;
+
 void
 bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
-                    bool pam_recorded)
+                    bool pam_recorded, BwshRecording recording)
 {
   BwshEvent ev = BWSH_EVENT_INIT (pam_recorded ? BWSH_EVENT_COMMAND : BWSH_EVENT_ALLOWED);
   _cleanup_free_ char *command = command_string (p, cmd), *line = NULL;
   const char *announced = getenv ("BWSH_SESSION_ID");
-  char session_id[BWSH_SESSION_ID_LEN + 1] = "", addr[64];
+  char *session_id = started_session_id, addr[64];
   int64_t mounts = 0;
 
   /* pam_bwsh's id joins this event to its allowed and ended ones; without
    * pam_bwsh, or with an id it did not make, the session gets its own. */
+  started_id = id;
   if (pam_recorded && bwsh_session_id_valid (announced))
-    snprintf (session_id, sizeof session_id, "%s", announced);
+    snprintf (session_id, sizeof started_session_id, "%s", announced);
   else if (bwsh_session_id_new (session_id) < 0)
     session_id[0] = '\0';
   ssh_source (addr, sizeof addr, &ev.source_port);
@@ -129,6 +134,41 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
   ev.refusals = (int64_t) p->n_refused;
   ev.command = command;
   ev.session_pid = getpid ();
+  if (p->record != BWSH_RECORD_OFF)
+    {
+      ev.record = bwsh_record_mode_to_string (p->record);
+      ev.recording = bwsh_recording_to_string (recording);
+    }
   if (line == NULL || bwsh_event_send (&ev) < 0)
     syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "sandbox started by bwsh");
+  if (recording == BWSH_RECORDING_UNAVAILABLE)
+    syslog (LOG_AUTHPRIV | LOG_WARNING, "session of %s runs unrecorded: %s cannot run (record = \"tty\")",
+            id->name, bwsh_tlog_rec_path ());
+}
+
+void
+bwsh_front_recording (void)
+{
+  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_RECORDING);
+  _cleanup_free_ char *line = NULL;
+  char rec[BWSH_TLOG_REC_ID_MAX] = "";
+  const char *user = started_id != NULL ? started_id->name : "?";
+
+  /* This process is about to become tlog-rec: its id is known now. */
+  if (bwsh_tlog_rec_id (getpid (), rec) < 0)
+    rec[0] = '\0';
+  if (asprintf (&line, "session of %s recorded by tlog-rec, TLOG_REC=%s", user, rec[0] != '\0' ? rec : "?") < 0)
+    line = NULL;
+  ev.origin = "bwsh";
+  ev.message = line;
+  ev.user = user;
+  ev.uid = started_id != NULL ? (int64_t) started_id->uid : (int64_t) getuid ();
+  ev.service = "bwsh";
+  ev.outcome = "recording";
+  ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
+  ev.session_pid = getpid ();
+  ev.recording = "tty";
+  ev.tlog_rec = rec[0] != '\0' ? rec : NULL;
+  if (line == NULL || bwsh_event_send (&ev) < 0)
+    syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "session recorded by tlog-rec");
 }

@@ -12,4 +12,8 @@ void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *m
  * events by BWSH_SESSION_ID.  Both carry the command as it runs inside and
  * the SSH client's address and port. */
 void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
-                         bool pam_recorded);
+                         bool pam_recorded, BwshRecording recording);
+/* The process that is about to exec tlog-rec (bwsh, or a guarded launch's
+ * child): the recording event, with tlog's recording id for this pid,
+ * joined to the started event by BWSH_SESSION_ID. */
+void bwsh_front_recording (void);

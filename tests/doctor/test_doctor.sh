@@ -28,6 +28,14 @@ fixtures=$tmp/bin
 mkdir -p "$root/etc/pam.d" "$root/proc/sys/dev/tty" "$root/proc/sys/kernel" "$root/proc/sys/user" \
   "$root/sys/kernel/security/apparmor" "$fixtures"
 chmod -R a+rX "$tmp"
+# The network probe runs the helper as nobody too: a copy nobody can reach,
+# for a checkout nobody may enter (/root/bwsh).
+if [ -n "${BWSH_TEST_NETNS_HELPER:-}" ]; then
+  cp "$BWSH_TEST_NETNS_HELPER" "$tmp/bwsh-netns"
+  chmod 0755 "$tmp/bwsh-netns"
+  BWSH_TEST_NETNS_HELPER=$tmp/bwsh-netns
+  export BWSH_TEST_NETNS_HELPER
+fi
 
 fail () { echo "FAIL ($case): $*" >&2; echo "--- doctor output:" >&2; cat "$tmp/out" >&2; exit 1; }
 

@@ -1,0 +1,138 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * record = "tty" | "required": an interactive session runs under tlog-rec
+ * (package tlog), which the launch execs in bwrap's place with bwrap as the
+ * program it records.  The recorder is the user's own process, but outside
+ * the sandbox: in none of its namespaces, so nothing inside can see, signal
+ * or trace it, and it reads nothing of the user's.  Its configuration is
+ * the administrator's /etc/tlog/tlog-rec.conf plus the writer given here;
+ * it runs with no environment but TERM, so TLOG_REC_CONF_TEXT and friends
+ * from an ssh client never reach it.  A command (ssh host CMD, scp, sftp,
+ * rsync, git) is not recorded: its audit event names it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "audit.h"
+#include "bwshcore.h"
+#include "cleanup.h"
+
+const char *
+bwsh_tlog_rec_path (void)
+{
+  return bwsh_program_path ("BWSH_TEST_TLOG_REC", BWSH_TLOG_REC_PATH);
+}
+
+const char *
+bwsh_landlock_helper_path (void)
+{
+  return bwsh_program_path ("BWSH_TEST_LANDLOCK_HELPER", BWSH_LANDLOCK_HELPER_PATH);
+}
+
+const char *
+bwsh_recording_to_string (BwshRecording r)
+{
+  switch (r)
+    {
+    case BWSH_RECORDING_OFF:
+      return "off";
+    case BWSH_RECORDING_ON:
+      return "tty";
+    case BWSH_RECORDING_COMMAND:
+      return "command";
+    case BWSH_RECORDING_UNAVAILABLE:
+      return "unavailable";
+    default:
+      return "?";
+    }
+}
+
+int
+bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
+                       BwshError *err)
+{
+  const char *rec = bwsh_tlog_rec_path ();
+
+  if (p->record == BWSH_RECORD_OFF)
+    {
+      *ret = BWSH_RECORDING_OFF;
+      return 0;
+    }
+  if (cmd->has_command || !have_tty)
+    {
+      *ret = BWSH_RECORDING_COMMAND;
+      return 0;
+    }
+  /* The launch execs it; a recorder that is not there is known now, while
+   * the session can still be refused or its event tell the truth. */
+  if (access (rec, X_OK) == 0)
+    {
+      *ret = BWSH_RECORDING_ON;
+      return 0;
+    }
+  if (p->record == BWSH_RECORD_REQUIRED)
+    {
+      int r = -errno;
+      bwsh_error_set (err, r, NULL, 0, 0, "record = \"required\" and the recorder %s cannot run: %s (package tlog)",
+                      rec, strerror (-r));
+      return bwsh_error_step (err, BWSH_ERROR_RECORD, r);
+    }
+  *ret = BWSH_RECORDING_UNAVAILABLE;
+  return 0;
+}
+
+int
+bwsh_tlog_rec_id (pid_t pid, char ret[BWSH_TLOG_REC_ID_MAX])
+{
+  _cleanup_close_ int fd = -1;
+  char boot[64], hex[40];
+  uint64_t start;
+  size_t n = 0;
+  ssize_t len;
+  int r;
+
+  fd = open ("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return -errno;
+  len = read (fd, boot, sizeof boot - 1);
+  if (len < 0)
+    return -errno;
+  boot[len] = '\0';
+  /* tlog keeps the hex digits of the boot id and drops its dashes. */
+  for (const char *s = boot; *s != '\0' && *s != '\n' && n < sizeof hex - 1; s++)
+    if (*s != '-')
+      hex[n++] = *s;
+  hex[n] = '\0';
+  if (n != 32)
+    return -EINVAL;
+  r = bwsh_pid_start_time (pid, &start);
+  if (r < 0)
+    return r;
+  snprintf (ret, BWSH_TLOG_REC_ID_MAX, "%s-%x-%llx", hex, (unsigned) pid, (unsigned long long) start);
+  return 0;
+}
+
+int
+bwsh_render_recorder (const char *recorder, int landlock_fd, BwshArgv *ret)
+{
+  /* The writer is policy, not tlog-rec.conf's: bwsh's events and the
+   * recording land in the same journal, which the administrator forwards. */
+  const char *const argv[] = { recorder, "--writer=journal", "--" };
+  char num[32];
+  int r;
+
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
+    if ((r = bwsh_argv_add (ret, argv[i])) < 0)
+      return r;
+  if (landlock_fd < 0)
+    return 0;
+  snprintf (num, sizeof num, "%d", landlock_fd);
+  if ((r = bwsh_argv_add (ret, bwsh_landlock_helper_path ())) < 0 || (r = bwsh_argv_add (ret, num)) < 0)
+    return r;
+  return 0;
+}

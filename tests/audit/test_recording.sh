@@ -1,0 +1,183 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# record = "tty" (issue 28): an interactive ssh session of a subject runs
+# under a real tlog-rec outside the sandbox, and what the user typed and saw
+# is in a real journald, joined to bwsh's events by the recording id.
+#   - control: without record, a session leaves no tlog record;
+#   - recorded: the marker the shell printed is in tlog's records, whose
+#     TLOG_REC is the one bwsh's recording event announced;
+#   - from inside, no process of the recorder is visible, and a kill of every
+#     process the user can reach leaves the recording whole; tlog-rec is
+#     running outside meanwhile (the control that there is one to find);
+#   - TLOG_REC_CONF_TEXT sent by the client (an sshd that accepts TLOG_*)
+#     changes nothing, while the same variable given to tlog-rec directly
+#     does redirect it (the control: the attack works on a naive wrapper);
+#   - a command (ssh host CMD) is not recorded; its event says "command";
+#   - record = "required" with the recorder missing refuses the session
+#     with a message, exit 69 and a refused event, and nothing ran;
+#     record = "tty" with it missing runs unrecorded and says so.
+# Remote commands are single-quoted on purpose: they expand inside the sandbox.
+# shellcheck disable=SC2016,SC1091
+. "$(dirname "$0")/lib.sh"
+command -v tlog-rec >/dev/null || { it_fail "tlog-rec is missing (package tlog)"; exit 1; }
+MSG_RECORDING=1a8e21917dfe4e299bfe3dbdfebb9ad3
+ssh_prepare
+audit_unlock_at_exit
+journal_start
+# tlog-rec adds a utmp record for its terminal, as a login does; a host
+# with systemd has /run/utmp, this namespace's /run gets one (in its upper
+# layer, never the host's /run).
+in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+it_assert_rc 0
+ssh_start main snippet 'AcceptEnv TLOG_*'
+
+# interactive LINES...: an ssh -tt session typing LINES at its prompts, then exit.
+interactive()
+{
+  IT_RC=0
+  timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_type.py" "$@" -- ssh -tt -F "$SSH_CFG" "${SSH_EXTRA[@]}" t \
+    >"$IT_TMP/out" 2>"$IT_TMP/err" </dev/null || IT_RC=$?
+  it_collect
+}
+SSH_EXTRA=()
+
+# tlog_text REC: the terminal output tlog recorded under TLOG_REC=REC.
+tlog_text()
+{
+  journal_json "TLOG_REC=$1" | python3 -c 'import json, sys
+msgs = sorted((json.loads(json.loads(l)["MESSAGE"]) for l in sys.stdin if l.strip()), key=lambda m: m["id"])
+print("".join(m["out_txt"] for m in msgs))'
+}
+
+it_check "control: without record, an interactive session leaves no tlog record"
+interactive 'echo CTRL-$((6*7))'
+it_assert_rc 0
+it_assert_out_has CTRL-42
+journal_wait_for 1 "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" || exit 1
+it_assert_eq 0 "$(journal_json "TLOG_USER=$IT_USER" | grep -c .)" "tlog records without record"
+it_assert_eq 0 "$(journal_json "MESSAGE_ID=$MSG_RECORDING" | grep -c .)" "recording events without record"
+
+# bwsh reads the build's own policy, pam_bwsh the suite's: the setting goes
+# into both, for this user only (a drop-in with a match block).
+DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-recording-$IT_USER.conf
+mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+it_defer rm -f "$DROPIN"
+# TLOG_REC_CONF_TEXT may enter the sandbox: the session then shows that the
+# client's value did reach bwsh (and the recorder still ignored it).
+record()
+{
+  local block
+  block=$(printf 'match = ( { user = "%s"; record = "%s"; env_allow = [ "TLOG_REC_CONF_TEXT" ]; } );' "$IT_USER" "$1")
+  printf '%s\n' "$block" >"$DROPIN"
+  chmod 644 "$DROPIN"
+  printf '%s\n' "$block" >>"$SSH_POLICY"
+}
+record tty
+
+it_check "record = \"tty\": the marker is in tlog's records, under the id bwsh announced"
+interactive 'echo REC-$((6*7))' 'cat /proc/1/comm'
+it_assert_rc 0
+it_assert_out_has REC-42
+journal_wait_for 1 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+ev=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)
+rec=$(journal_field "$ev" BWSH_TLOG_REC)
+[[ $rec =~ ^[0-9a-f]{32}-[0-9a-f]+-[0-9a-f]+$ ]] || it_fail "BWSH_TLOG_REC: '$rec'"
+sid=$(journal_field "$ev" BWSH_SESSION_ID)
+started=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_SESSION_ID=$sid" | tail -n 1)
+it_assert_eq tty "$(journal_field "$started" BWSH_RECORD)" "BWSH_RECORD of the started event"
+it_assert_eq tty "$(journal_field "$started" BWSH_RECORDING)" "BWSH_RECORDING of the started event"
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+text=$(tlog_text "$rec")
+[[ $text == *REC-42* ]] || it_fail "the marker is not in the recording $rec: $text"
+[[ $text == *bwrap* ]] || it_fail "the recording does not show the sandbox's pid 1 (bwrap): $text"
+it_assert_eq "$IT_USER" "$(journal_field "$(journal_json "TLOG_REC=$rec" | head -n 1)" TLOG_USER)" TLOG_USER
+# tlog's own reader plays it back from the messages.
+journal_json "TLOG_REC=$rec" | python3 -c 'import json, sys
+for l in sys.stdin: print(json.loads(l)["MESSAGE"])' >"$IT_TMP/rec.json"
+script -qec "tlog-play -r file -i $IT_TMP/rec.json -g end" /dev/null >"$IT_TMP/play.out" 2>&1 </dev/null \
+  || it_fail "tlog-play failed: $(cat "$IT_TMP/play.out")"
+grep -q REC-42 "$IT_TMP/play.out" || it_fail "tlog-play does not show the marker: $(cat "$IT_TMP/play.out")"
+
+it_check "from inside, the recorder cannot be seen or killed; outside, it runs"
+timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_type.py" 'echo HELD-$((6*7))' \
+  'for p in /proc/[0-9]*; do cat $p/comm; done 2>/dev/null | sort -u | tr "\n" " "; echo' \
+  'sleep 3' 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
+held=$!
+it_defer kill "$held"
+outside=
+for _ in $(seq 100); do
+  outside=$(ps -o comm= -u "$IT_USER" | grep -c '^tlog-rec$')
+  [ "$outside" -ge 1 ] && break
+  sleep 0.05
+done
+it_assert_eq 1 "$outside" "tlog-rec processes of the user on the host while the session runs"
+wait "$held"
+grep -q HELD-42 "$IT_TMP/held.out" || it_fail "the held session did not run: $(cat "$IT_TMP/held.out")"
+grep -qE '(^|[^a-z])bash bwrap ' "$IT_TMP/held.out" \
+  || it_fail "the held session did not list its processes: $(cat "$IT_TMP/held.out")"
+! grep -q tlog "$IT_TMP/held.out" || it_fail "a tlog process is visible inside: $(cat "$IT_TMP/held.out")"
+journal_wait_for 2 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
+text=$(tlog_text "$rec")
+[[ $text == *HELD-42* ]] || it_fail "the held session's marker is not recorded: $text"
+ps -o pid=,comm= -u "$IT_USER" | grep -q tlog-rec && it_fail "tlog-rec outlived its session"
+
+it_check "control: TLOG_REC_CONF_TEXT redirects a tlog-rec that is given it"
+redirected=$IT_TMP/redir/redirected.json
+install -d -o "$IT_USER" -m 0700 "$IT_TMP/redir"
+conf='{"writer":"file","file":{"path":"'$redirected'"}}'
+in_jns setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  env TLOG_REC_CONF_TEXT="$conf" script -qec "tlog-rec echo DIRECT" /dev/null
+[ -s "$redirected" ] || it_fail "the control did not redirect tlog-rec: $IT_OUT $IT_ERR"
+rm -f "$redirected"
+
+it_check "TLOG_REC_CONF_TEXT from the ssh client changes nothing"
+SSH_EXTRA=(-o "SendEnv=TLOG_REC_CONF_TEXT")
+TLOG_REC_CONF_TEXT=$conf interactive 'echo ENV-$((6*7))' 'echo "inside: ${TLOG_REC_CONF_TEXT:-unset}"'
+SSH_EXTRA=()
+it_assert_rc 0
+it_assert_out_has ENV-42
+it_assert_out_has "inside: $conf"
+[ ! -e "$redirected" ] || it_fail "the client's TLOG_REC_CONF_TEXT redirected the recording"
+journal_wait_for 3 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+[[ $(tlog_text "$rec") == *ENV-42* ]] || it_fail "the session with the client's variable was not recorded"
+
+it_check "a command is not recorded: its event names it and says command"
+before=$(journal_json "TLOG_USER=$IT_USER" | grep -c .)
+ssh_run t 'echo CMD-$((6*7))'
+it_assert_rc 0
+it_assert_eq CMD-42 "$IT_OUT"
+journal_wait_for 1 "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=command || exit 1
+cmd_ev=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=command | tail -n 1)
+[[ $(journal_field "$cmd_ev" BWSH_COMMAND) == *'CMD-$((6*7))'* ]] \
+  || it_fail "BWSH_COMMAND: $(journal_field "$cmd_ev" BWSH_COMMAND)"
+it_assert_eq "$before" "$(journal_json "TLOG_USER=$IT_USER" | grep -c .)" "tlog records after a command"
+
+it_check "record = \"tty\", recorder missing: the session runs unrecorded and its event says so"
+SSH_EXTRA=(-o "SetEnv=BWSH_TEST_TLOG_REC=/nonexistent/tlog-rec")
+interactive 'echo MISSING-$((6*7))'
+it_assert_rc 0
+it_assert_out_has MISSING-42
+journal_wait_for 1 "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable || exit 1
+
+it_check "record = \"required\", recorder missing: refused with its message, exit 69, nothing ran"
+record required
+ssh_mark
+interactive 'touch ~/project/ran-unrecorded'
+SSH_EXTRA=()
+it_assert_rc 69
+it_assert_out_has 'bwsh: cannot record the session: record = "required" and the recorder /nonexistent/tlog-rec cannot run: No such file or directory (package tlog)'
+it_assert_absent "$IT_HOME/project/ran-unrecorded"
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh || exit 1
+refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh | tail -n 1)
+[[ $(journal_field "$refused" BWSH_REASON) == *'record = "required"'* ]] \
+  || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
+
+it_check "record = \"required\" with the recorder there: recorded"
+interactive 'echo REQ-$((6*7))'
+it_assert_rc 0
+it_assert_out_has REQ-42
+journal_wait_for 4 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+ssh_assert_no_user_processes

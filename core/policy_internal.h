@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the policy's files share (policy.c: lifetime, defaults and the
- * settings schema; policy_include.c: documents and @include;
- * policy_match.c: match blocks and precedence; policy_load.c: loading and
- * trust).  Private to core/.
+ * settings schema; policy_value.c: one value, its place and type;
+ * policy_scalar.c and policy_list.c: the settings' parsers;
+ * policy_include.c: documents and @include; policy_match.c: match blocks
+ * and precedence; policy_load.c: loading and trust).  Private to core/.
  */
 #pragma once
 
@@ -68,6 +69,9 @@ struct Key
   const Key *sub;  /* for groups */
 };
 
+#define FIELD(p, off, type) ((type *) (void *) ((char *) (p) + (off)))
+#define CFIELD(p, off, type) ((const type *) (const void *) ((const char *) (p) + (off)))
+
 typedef enum
 {
   SCOPE_ROOT,  /* top level of a file: "match" is handled apart */
@@ -78,17 +82,51 @@ typedef enum
 extern const Key root_keys[];
 typedef bool (*NameCheck) (const char *s);
 
-/* policy.c (lifetime, defaults, settings) */
+/* policy.c (lifetime, defaults, the settings schema) */
 int policy_dup (const BwshPolicy *p, BwshPolicy **ret);
-int get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
-bool account_name_ok (const char *s);
 int apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys, const char *prefix, Scope scope);
-bool is_vector (const config_setting_t *s);
+void policy_freep (BwshPolicy **p);
+
+/* policy_value.c (one value: where it was written, its type, a path template) */
+void bwsh_policy_where (Ctx *c, const config_setting_t *s, BwshSource *ret);
 int fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
 const char *type_name (const config_setting_t *s);
+bool bwsh_policy_is_int (const config_setting_t *s);
+bool is_vector (const config_setting_t *s);
+char *bwsh_policy_escaped (const char *s);
+int bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool allow_home, bool forbid, char **ret);
+
+/* policy_scalar.c (settings of one value; the parsers root_keys names) */
+int bwsh_policy_key_bool (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_shell (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_bind_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_user_config_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_max_mounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_max_sessions (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_rlimit (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+
+/* policy_list.c (settings that are lists; the parsers root_keys names) */
 const config_setting_t *located (const config_setting_t *list, const config_setting_t *e);
 void bind_list_clearp (BwshBindList *l);
-void policy_freep (BwshPolicy **p);
+bool account_name_ok (const char *s);
+int get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
+int bwsh_policy_key_paths (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_accounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_services (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 
 /* policy_include.c (documents, @include, reading a file) */
 char *doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line);

@@ -11,9 +11,9 @@
 #   - the collector's journal (journalctl -D on journal-remote's output)
 #     holds the same events, one each, every field intact.
 # What may differ on the collector, and only that: __CURSOR, __SEQNUM and
-# __SEQNUM_ID (journalctl prints the last two from systemd 254 on), which
-# name an entry's place in the journal file that holds it, and
-# journal-remote writes files of its own.  Everything else is compared
+# __SEQNUM_ID (the last two printed by newer journalctl versions), which name
+# an entry's place in the journal file that holds it, and journal-remote
+# writes files of its own.  Everything else is compared
 # value for value: the BWSH_* fields, MESSAGE, PRIORITY, the fields journald
 # adds that no client can forge (_UID, _PID, _COMM, _EXE, _CMDLINE,
 # _CAP_EFFECTIVE, _HOSTNAME, _MACHINE_ID, _BOOT_ID, _TRANSPORT,

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Nothing lost on the way to a collector (#28): a real
 # systemd-journal-upload reads the test's journal and ships it over HTTP to a
-# real systemd-journal-remote on 127.0.0.1, while N ssh sessions (120 by
+# real systemd-journal-remote on 127.0.0.1, while N ssh sessions (100 by
 # default, BWSH_FORWARD_SESSIONS) run through the real sshd in batches.
 # Counted, never timed:
 #   - the local journal holds, per session, exactly one session-allowed and
@@ -26,7 +26,7 @@ ssh_prepare
 audit_unlock_at_exit
 journal_start
 ssh_start main
-N=${BWSH_FORWARD_SESSIONS:-120}
+N=${BWSH_FORWARD_SESSIONS:-100}
 BATCH=${BWSH_FORWARD_BATCH:-10}
 REMOTE_DIR=$IT_TMP/remote
 REMOTE_PID=

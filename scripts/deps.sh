@@ -19,21 +19,24 @@ BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
 # clients, file-transfer tools, cron and at, D-Bus, pasta, the sanitizers,
 # the static analyzer, the fuzzers (llvm-symbolizer names the frames the LSan
 # suppressions match), man page lint (mandoc, and man-db for groff's warnings as
-# lintian sees them), the fresh-machine test, LDAP
-# clients for tests/fleet.  Never slapd, sssd-*, libnss-sss, libpam-sss,
+# lintian sees them), the fresh-machine test, LDAP clients for tests/fleet,
+# journal-upload and journal-remote for tests/audit/test_forward.sh (package
+# systemd-journal-remote: Debian 12's enables no service, its postinst only
+# adds the system user systemd-journal-remote).  Never slapd, sssd-*, libnss-sss, libpam-sss,
 # libnss-ldap*, libpam-ldap*: their maintainer scripts edit nsswitch.conf and
 # /etc/pam.d for good (tests/fleet/test_deps.sh checks); tests/fleet unpacks
 # slapd and sssd itself and bwsh_fleet_deps lists the libraries they need.
 BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
 expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
 procps psmisc mandoc man-db cron at xauth passt dbus debootstrap ldap-utils vim less \
-python3-pip systemd iproute2 sudo"
+python3-pip systemd iproute2 sudo systemd-journal-remote"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
 python3-jsonschema"
 
-# The programs the scripts and tests call, by the name they call them, with
-# the package that provides that name on both releases.  scripts/test
+# The programs the scripts and tests call, by the name they call them (the
+# full path of one that is not in $PATH), with the package that provides
+# that name on both releases.  scripts/test
 # refuses to start when one is missing after the install.
 BWSH_TEST_COMMANDS="cmake:cmake ctest:cmake pkg-config:pkg-config scdoc:scdoc bwrap:bubblewrap \
 pamtester:pamtester sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-client \
@@ -41,7 +44,9 @@ sftp:openssh-client scp:openssh-client rsync:rsync git:git expect:expect python3
 clang:clang scan-build:clang-tools llvm-symbolizer:llvm valgrind:valgrind strace:strace \
 setpriv:util-linux unshare:util-linux nsenter:util-linux script:util-linux su:util-linux \
 useradd:passwd userdel:passwd ps:procps mandoc:mandoc man:man-db cron:cron atd:at xauth:xauth pasta:passt ip:iproute2 \
-dbus-daemon:dbus journalctl:systemd systemd-tmpfiles:systemd sudo:sudo debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
+dbus-daemon:dbus journalctl:systemd systemd-tmpfiles:systemd \
+/lib/systemd/systemd-journal-remote:systemd-journal-remote /lib/systemd/systemd-journal-upload:systemd-journal-remote \
+sudo:sudo debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
 rpmbuild:rpm apparmor_parser:apparmor"
 
 # bwsh_missing_packages PKG...: print the ones dpkg does not have installed.

@@ -49,6 +49,37 @@ dbus-daemon:dbus journalctl:systemd systemd-tmpfiles:systemd \
 sudo:sudo debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \
 rpmbuild:rpm apparmor_parser:apparmor"
 
+# Test packages that not every release ships: tlog (tests/audit's recording
+# test runs tlog-rec) is in Debian 12 and in forky and sid, not in Debian 13.
+# scripts/test installs and checks them where apt has them
+# (bwsh_available); the recording test says what it leaves out elsewhere.
+BWSH_TEST_DEPS_WHERE_AVAILABLE="tlog"
+BWSH_TEST_COMMANDS_WHERE_AVAILABLE="tlog-rec:tlog tlog-play:tlog"
+
+# bwsh_available PKG...: print the ones installed or installable from apt's
+# lists (which are fetched once if there are none yet).
+bwsh_available ()
+{
+  if [ -z "$(find /var/lib/apt/lists -maxdepth 1 -name '*_Packages' -print -quit 2>/dev/null)" ]; then
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo="sudo"
+    $sudo apt-get update -qq
+  fi
+  for p in "$@"; do
+    apt-cache policy "$p" 2>/dev/null | grep -q '^  Candidate: [^(]' && printf ' %s' "$p"
+  done
+  return 0
+}
+
+# bwsh_available_commands CMD:PKG...: the ones whose package is available.
+bwsh_available_commands ()
+{
+  for cp in "$@"; do
+    [ -n "$(bwsh_available "${cp#*:}")" ] && printf ' %s' "$cp"
+  done
+  return 0
+}
+
 # bwsh_missing_packages PKG...: print the ones dpkg does not have installed.
 bwsh_missing_packages ()
 {

@@ -19,7 +19,16 @@
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
-command -v tlog-rec >/dev/null || { it_fail "tlog-rec is missing (package tlog)"; exit 1; }
+# Debian 13 ships no tlog (Debian 12, forky and sid do): there, the cases
+# that need a real tlog-rec are left out, and say so; where apt has tlog,
+# a missing tlog-rec is a failure (scripts/test installs it).
+have_tlog=true
+if ! command -v tlog-rec >/dev/null; then
+  . "$BWSH_SOURCE_DIR/scripts/deps.sh"
+  [ -z "$(bwsh_available tlog)" ] || { it_fail "tlog-rec is missing (package tlog)"; exit 1; }
+  have_tlog=false
+  it_log "this release has no tlog package: the recorded cases are left out; the refusal and the unrecorded cases run"
+fi
 MSG_RECORDING=1a8e21917dfe4e299bfe3dbdfebb9ad3
 ssh_prepare
 audit_unlock_at_exit
@@ -32,6 +41,7 @@ it_assert_rc 0
 ssh_start main snippet 'AcceptEnv TLOG_*'
 
 # interactive LINES...: an ssh -tt session typing LINES at its prompts, then exit.
+# shellcheck disable=SC2034 # IT_RC is it_collect's and the assertions'
 interactive()
 {
   IT_RC=0
@@ -74,6 +84,7 @@ record()
 }
 record tty
 
+if $have_tlog; then
 it_check "record = \"tty\": the marker is in tlog's records, under the id bwsh announced"
 interactive 'echo REC-$((6*7))' 'cat /proc/1/comm'
 it_assert_rc 0
@@ -106,7 +117,7 @@ held=$!
 it_defer kill "$held"
 outside=
 for _ in $(seq 100); do
-  outside=$(ps -o comm= -u "$IT_USER" | grep -c '^tlog-rec$')
+  outside=$(pgrep -c -x -u "$IT_USER" tlog-rec)
   [ "$outside" -ge 1 ] && break
   sleep 0.05
 done
@@ -120,7 +131,7 @@ journal_wait_for 2 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
 rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
 text=$(tlog_text "$rec")
 [[ $text == *HELD-42* ]] || it_fail "the held session's marker is not recorded: $text"
-ps -o pid=,comm= -u "$IT_USER" | grep -q tlog-rec && it_fail "tlog-rec outlived its session"
+pgrep -x -u "$IT_USER" tlog-rec >/dev/null && it_fail "tlog-rec outlived its session"
 
 it_check "control: TLOG_REC_CONF_TEXT redirects a tlog-rec that is given it"
 redirected=$IT_TMP/redir/redirected.json
@@ -143,6 +154,8 @@ journal_wait_for 3 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
 rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
 journal_wait_for 1 "TLOG_REC=$rec" || exit 1
 [[ $(tlog_text "$rec") == *ENV-42* ]] || it_fail "the session with the client's variable was not recorded"
+
+fi
 
 it_check "a command is not recorded: its event names it and says command"
 before=$(journal_json "TLOG_USER=$IT_USER" | grep -c .)
@@ -175,9 +188,11 @@ refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDE
 [[ $(journal_field "$refused" BWSH_REASON) == *'record = "required"'* ]] \
   || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
 
-it_check "record = \"required\" with the recorder there: recorded"
-interactive 'echo REQ-$((6*7))'
-it_assert_rc 0
-it_assert_out_has REQ-42
-journal_wait_for 4 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+if $have_tlog; then
+  it_check "record = \"required\" with the recorder there: recorded"
+  interactive 'echo REQ-$((6*7))'
+  it_assert_rc 0
+  it_assert_out_has REQ-42
+  journal_wait_for 4 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+fi
 ssh_assert_no_user_processes

@@ -53,6 +53,10 @@ all=" $BWSH_BUILD_DEPS $BWSH_RUN_DEPS $BWSH_TEST_DEPS $BWSH_PACKAGE_DEPS "
 for cp in $BWSH_TEST_COMMANDS; do
   case $all in *" ${cp#*:} "*) ;; *) fail "command ${cp%%:*} comes from ${cp#*:}, which no list installs" ;; esac
 done
+for cp in $BWSH_TEST_COMMANDS_WHERE_AVAILABLE; do
+  case " $BWSH_TEST_DEPS_WHERE_AVAILABLE " in *" ${cp#*:} "*) ;;
+    *) fail "command ${cp%%:*} comes from ${cp#*:}, which BWSH_TEST_DEPS_WHERE_AVAILABLE lacks" ;; esac
+done
 # Names that exist on only one Debian release are not allowed.
 case $all in *-1[0-9]-* | *-1[0-9]\ *) fail "a versioned package name (one release only): $all" ;; esac
 

@@ -20,19 +20,6 @@ bwsh_bwrap_path (void)
 }
 
 const char *
-bwsh_program_path (const char *test_env, const char *path)
-{
-#if BWSH_TEST_BUILD
-  const char *s = getenv (test_env);
-  if (s != NULL && s[0] == '/')
-    return s;
-#else
-  (void) test_env;
-#endif
-  return path;
-}
-
-const char *
 bwsh_policy_path (void)
 {
   return BWSH_POLICY_PATH;

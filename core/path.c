@@ -164,3 +164,16 @@ bwsh_path_depth (const char *normalized)
       depth++;
   return depth;
 }
+
+const char *
+bwsh_program_path (const char *test_env, const char *path)
+{
+#if BWSH_TEST_BUILD
+  const char *s = getenv (test_env);
+  if (s != NULL && s[0] == '/')
+    return s;
+#else
+  (void) test_env;
+#endif
+  return path;
+}

@@ -14,12 +14,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,6 +47,58 @@ need_root (const char *cmd)
     return 0;
   fprintf (stderr, "bwshctl: %s is for root (the session registry and the locks are root's)\n", cmd);
   return -1;
+}
+
+/* Whether a recorder runs for the session: a process of its user that is
+ * tlog-rec (by its executable), in this pid namespace (outside every
+ * sandbox: inside, the user could run tlog-rec too), and @e's process or
+ * one of its descendants. */
+static bool
+recorded (const BwshSessionEntry *e)
+{
+  _cleanup_closedir_ DIR *proc = opendir ("/proc");
+  char self_ns[64] = "", rec[PATH_MAX];
+  const char *want = bwsh_tlog_rec_path ();
+  struct dirent *de;
+  ssize_t n;
+
+  if (proc == NULL || (n = readlink ("/proc/self/ns/pid", self_ns, sizeof self_ns - 1)) < 0)
+    return false;
+  self_ns[n] = '\0';
+  while ((de = readdir (proc)) != NULL)
+    {
+      char path[64], ns[64];
+      long pid;
+      pid_t p;
+      struct stat st;
+
+      if (bwsh_parse_decimal (de->d_name, 1, INT32_MAX, &pid) < 0)
+        continue;
+      snprintf (path, sizeof path, "/proc/%ld", pid);
+      if (stat (path, &st) < 0 || st.st_uid != e->uid)
+        continue;
+      snprintf (path, sizeof path, "/proc/%ld/exe", pid);
+      if ((n = readlink (path, rec, sizeof rec - 1)) < 0)
+        continue;
+      rec[n] = '\0';
+      if (strcmp (rec, want) != 0)
+        continue;
+      snprintf (path, sizeof path, "/proc/%ld/ns/pid", pid);
+      if ((n = readlink (path, ns, sizeof ns - 1)) < 0)
+        continue;
+      ns[n] = '\0';
+      if (strcmp (ns, self_ns) != 0)
+        continue;
+      p = (pid_t) pid;
+      for (int depth = 0; depth < 64 && p > 1; depth++)
+        {
+          if (p == e->pid)
+            return true;
+          if (bwsh_pid_parent (p, &p) < 0)
+            break;
+        }
+    }
+  return false;
 }
 
 /* The policy the session was opened under, as it reads now. */
@@ -174,12 +228,12 @@ cmd_sessions (int argc, char **argv)
   if (json)
     arr = json_array ();
   else
-    printf ("%-16s %7s %-10s %-16s %8s %-20s %-14s %s\n", "USER", "UID", "SERVICE", "RHOST", "PID", "START",
-            "POLICY", "COMMAND");
+    printf ("%-16s %7s %-10s %-16s %8s %-20s %-14s %-8s %s\n", "USER", "UID", "SERVICE", "RHOST", "PID", "START",
+            "POLICY", "RECORDED", "COMMAND");
   for (size_t i = 0; i < l.n; i++)
     {
       const BwshSessionEntry *e = &l.items[i];
-      bool stale = policy_changed (e);
+      bool stale = policy_changed (e), rec = recorded (e);
       char when[32];
       struct tm tm;
       time_t t = (time_t) e->start;
@@ -187,12 +241,12 @@ cmd_sessions (int argc, char **argv)
       strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
       if (json)
         {
-          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s}", "user", e->user,
+          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:b}", "user", e->user,
                                  "uid", (json_int_t) e->uid, "service", e->service, "rhost", e->rhost, "tty",
                                  e->tty, "pid", (json_int_t) e->pid, "start", when, "command", e->command,
                                  "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "policy",
                                  e->policy_path, "policy_changed", stale, "registered_by",
-                                 e->by_bwsh ? "bwsh" : "pam_bwsh");
+                                 e->by_bwsh ? "bwsh" : "pam_bwsh", "recorded", rec);
           if (row == NULL || arr == NULL || json_array_append_new (arr, row) < 0)
             {
               json_decref (arr);
@@ -206,9 +260,9 @@ cmd_sessions (int argc, char **argv)
           _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
           _cleanup_free_ char *er = bwsh_escape (e->rhost, strlen (e->rhost));
           _cleanup_free_ char *ec = bwsh_escape (e->command, strlen (e->command));
-          printf ("%-16s %7u %-10s %-16s %8d %-20s %-14s %s\n", eu != NULL ? eu : "?", (unsigned) e->uid,
+          printf ("%-16s %7u %-10s %-16s %8d %-20s %-14s %-8s %s\n", eu != NULL ? eu : "?", (unsigned) e->uid,
                   e->service, er != NULL ? er : "?", (int) e->pid, when, stale ? "changed" : "current",
-                  ec != NULL ? ec : "?");
+                  rec ? "tty" : "-", ec != NULL ? ec : "?");
         }
     }
   if (json)
@@ -231,13 +285,6 @@ cmd_sessions (int argc, char **argv)
 
 /* ------------------------------------------------------ ending sessions */
 
-static void
-closedirp (DIR **d)
-{
-  if (*d != NULL)
-    closedir (*d);
-}
-
 typedef struct
 {
   pid_t pid, ppid;
@@ -248,7 +295,7 @@ typedef struct
 static int
 read_procs (Proc **ret, size_t *ret_n)
 {
-  _cleanup_ (closedirp) DIR *d = opendir ("/proc");
+  _cleanup_closedir_ DIR *d = opendir ("/proc");
   Proc *v = NULL;
   size_t n = 0;
   struct dirent *de;

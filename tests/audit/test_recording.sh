@@ -112,7 +112,7 @@ grep -q REC-42 "$IT_TMP/play.out" || it_fail "tlog-play does not show the marker
 it_check "from inside, the recorder cannot be seen or killed; outside, it runs"
 timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_type.py" 'echo HELD-$((6*7))' \
   'for p in /proc/[0-9]*; do cat $p/comm; done 2>/dev/null | sort -u | tr "\n" " "; echo' \
-  'sleep 3' 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
+  'sleep 6' 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
 held=$!
 it_defer kill "$held"
 outside=
@@ -122,6 +122,23 @@ for _ in $(seq 100); do
   sleep 0.05
 done
 it_assert_eq 1 "$outside" "tlog-rec processes of the user on the host while the session runs"
+# Beside it, a command session, which is not recorded: bwshctl sessions
+# tells the two apart.
+timeout -k 5 60 ssh -F "$SSH_CFG" t 'sleep 6' </dev/null >/dev/null 2>&1 &
+cmd_session=$!
+flags=
+for _ in $(seq 100); do
+  bwshctl_run sessions --json
+  flags=$(python3 -c 'import json, sys
+print(" ".join(sorted(str(s["recorded"]).lower() for s in json.loads(sys.argv[1]) if s["user"] == sys.argv[2])))' \
+    "$IT_OUT" "$IT_USER" 2>/dev/null)
+  [ "$flags" = "false true" ] && break
+  sleep 0.1
+done
+it_assert_eq "false true" "$flags" "bwshctl sessions: recorded, for the command and the interactive session"
+bwshctl_run sessions
+grep -qE "^$IT_USER .* current +tty " <<<"$IT_OUT" || it_fail "bwshctl sessions' text does not say tty: $IT_OUT"
+wait "$cmd_session"
 wait "$held"
 grep -q HELD-42 "$IT_TMP/held.out" || it_fail "the held session did not run: $(cat "$IT_TMP/held.out")"
 grep -qE '(^|[^a-z])bash bwrap ' "$IT_TMP/held.out" \

@@ -60,7 +60,7 @@ cleanup () {
   rc=$?
   # Lazily unmounted leftovers cannot hold the trees; -x keeps rm on them.
   rm -rf --one-file-system "$work" 2>/dev/null || true
-  exit $rc
+  exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM

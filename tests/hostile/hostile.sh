@@ -78,7 +78,7 @@ h_put_config()
 #   inside: CMD       run CMD in the session first;  inside-out: S  its output starts with S
 h_expect()
 {
-  local outcome= line key val ctl_out ses_err inside= inside_out= want_check_rc
+  local outcome='' line key val ctl_out ses_err inside='' inside_out='' want_check_rc
   local -a messages=() check_messages=() session_messages=() absents=() absent_lines=()
   for line in "$@"; do
     key=${line%%:*}

@@ -46,6 +46,7 @@ h_as_user()
   timeout -k 2 "$H_TIMEOUT" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
   it_collect
+  # shellcheck disable=SC2015 # fails on either timeout status
   [ "$IT_RC" != 124 ] && [ "$IT_RC" != 137 ] || it_fail "timed out after $H_TIMEOUT s: $*"
 }
 

@@ -101,6 +101,7 @@ setup ()
   # The network helper this build's bwsh starts (#26), where it looks for
   # it: an overlay on the nearest directory of that path that exists.
   if [ -n "${BWSH_LIBEXECDIR:-}" ] && [ -n "${BWSH_BUILT_NETNS:-}" ]; then
+    # shellcheck disable=SC3043 # dash (Debian's /bin/sh) and bash have local
     local anc="$BWSH_LIBEXECDIR"
     while [ ! -d "$anc" ]; do anc=$(dirname "$anc"); done
     mkdir -p "$T/lx-up/${BWSH_LIBEXECDIR#"$anc"}" "$T/lx-work"
@@ -160,6 +161,7 @@ write_service ()
 }
 
 # harness [ARGS...]: run the libpam harness, output in $T/out, status in $RC.
+# shellcheck disable=SC2034 # the tests read RC
 harness ()
 {
   RC=0

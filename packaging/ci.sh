@@ -43,7 +43,7 @@ fail () { echo "FAIL: $*" >&2; exit 1; }
 # The machine's state that the package must not change (or must restore).
 snapshot () {
   {
-    for f in /etc/shells; do sha256sum "$f"; done
+    sha256sum /etc/shells
     for d in /etc/pam.d /var/lib/pam /usr/share/pam-configs; do
       [ -d "$d" ] && find "$d" -type f -exec sha256sum {} + | sort -k2
       [ -d "$d" ] && find "$d" | sort
@@ -96,6 +96,7 @@ for page in bwsh.1 bwshctl.8 pam_bwsh.8 bwsh.conf.5 bwsh-config.json.5; do
   [ -n "$f" ] || fail "man page $page not installed"
   zcat "$f" | mandoc -Tlint -Wwarning >"$work/lint" 2>&1 || { cat "$work/lint"; fail "installed $page: mandoc warnings"; }
 done
+# shellcheck disable=SC2015 # fails when either test does
 [ ! -u /usr/bin/bwsh ] && [ ! -g /usr/bin/bwsh ] || fail "/usr/bin/bwsh must not be setuid/setgid"
 /usr/bin/bwsh --version
 /usr/bin/bwshctl check | grep -qx '/etc/bwsh/bwsh.conf: policy valid' || fail "the installed policy is not valid at its compiled-in path"
@@ -120,6 +121,7 @@ step "the installed build has no test-only options"
 set +e
 /usr/bin/bwshctl doctor --root / >"$work/o" 2>&1; rc=$?
 set -e
+# shellcheck disable=SC2015 # fails when either the status or the message is wrong
 [ $rc = 2 ] && grep -q '^usage: bwshctl doctor \[--user USER\] \[--policy FILE\]$' "$work/o" \
   || { cat "$work/o"; fail "bwshctl doctor --root must be refused by an installed build"; }
 
@@ -135,6 +137,7 @@ step "pam-auth-update --enable bwsh, in a private mount namespace"
 mkdir -p "$work/pam.d" "$work/varlibpam"
 cp -a /etc/pam.d/. "$work/pam.d/"
 cp -a /var/lib/pam/. "$work/varlibpam/" 2>/dev/null || true
+# shellcheck disable=SC2016 # expanded by the inner sh
 unshare -m sh -c '
   set -e
   mount --make-rprivate /
@@ -161,7 +164,7 @@ for t in test_root_is_tmpfs.sh test_usr_and_home_read_only.sh test_project_dir.s
   test_additional_bind.sh test_refused_entry.sh test_exit_and_args.sh; do
   [ -f "$top/tests/integration/$t" ] || continue
   echo "--- $t"
-  CI=true BWSH_IT_PREFIX=/usr BWSH_SOURCE_DIR="$top" IT_STATE= bash "$top/tests/integration/$t" \
+  CI=true BWSH_IT_PREFIX=/usr BWSH_SOURCE_DIR="$top" IT_STATE='' bash "$top/tests/integration/$t" \
     || fail "integration test $t against the installed package"
 done
 rm -f /etc/bwsh/conf.d/50-it-ceilings.conf
@@ -182,6 +185,7 @@ useradd -M -d /nonexistent -s /usr/bin/bwsh "$shelluser"
 printf '# added by packaging/ci.sh\n' >/etc/bwsh/conf.d/50-ci.conf
 apt-get remove -y bwsh >"$work/remove" 2>&1 || { cat "$work/remove"; userdel "$shelluser"; fail "apt-get remove"; }
 cat "$work/remove"
+# shellcheck disable=SC2015 # fails when either line is missing
 grep -q "bwsh: warning: these accounts have bwsh as their login shell" "$work/remove" \
   && grep -q "bwsh:   $shelluser    (give it another shell: usermod -s /bin/bash $shelluser)" "$work/remove" \
   || { userdel "$shelluser"; fail "removal does not name $shelluser, whose shell is bwsh"; }

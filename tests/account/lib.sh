@@ -24,7 +24,6 @@
 . "$BWSH_SOURCE_DIR/tests/ssh/lib.sh"
 
 ACCT_POL=
-ACCT_SSH_POLICY=
 
 acct_restore_policy()
 {

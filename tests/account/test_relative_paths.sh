@@ -30,11 +30,13 @@ ssh_start main
 it_check "scp f host:project/ (SFTP protocol) lands in ~/project"
 acct_scp "$IT_TMP/up" t:project/
 it_assert_rc 0
+# shellcheck disable=SC2088 # a label in the message, not a path
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$P/up" 2>/dev/null)" "~/project/up on the host"
 
 it_check "scp -O f host:project/f-O (scp protocol) lands in ~/project"
 acct_scp -O "$IT_TMP/up" t:project/f-O
 it_assert_rc 0
+# shellcheck disable=SC2088 # a label in the message, not a path
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$P/f-O" 2>/dev/null)" "~/project/f-O on the host"
 
 it_check "sftp starts in \$HOME; put project/sftp-put lands in ~/project"
@@ -42,6 +44,7 @@ printf 'pwd\nput %s project/sftp-put\n' "$IT_TMP/up" >"$IT_TMP/batch"
 acct_sftp "$IT_TMP/batch"
 it_assert_rc 0
 it_assert_out_has "Remote working directory: $IT_HOME"
+# shellcheck disable=SC2088 # a label in the message, not a path
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$P/sftp-put" 2>/dev/null)" "~/project/sftp-put on the host"
 
 it_check "rsync -a dir/ host:project/dir/ lands in ~/project/dir"
@@ -51,6 +54,7 @@ IT_RC=0
 timeout -k 5 60 rsync -a -e "ssh -F $SSH_CFG" "$IT_TMP/dir/" t:project/dir/ >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
 it_assert_rc 0
+# shellcheck disable=SC2088 # a label in the message, not a path
 it_assert_eq "$(sum "$IT_TMP/up")" "$(sum "$P/dir/sub/a" 2>/dev/null)" "~/project/dir/sub/a on the host"
 
 it_check "git clone and git push with host:project/repo.git"

@@ -129,6 +129,7 @@ bwshctl_run()
 
 audit_user_tasks()
 {
+  # shellcheck disable=SC2009 # ps -L counts threads; pgrep counts processes
   ps -L -o lwp= -u "$IT_UID" 2>/dev/null | grep -c .
 }
 

@@ -35,6 +35,7 @@ stack pam.both "account required $SSH_PAM_MODULE policy=$SSH_POLICY
 session required $SSH_PAM_MODULE policy=$SSH_POLICY"
 
 it_check "(control) sudo runs the command though the session stack answers PAM_SESSION_ERR"
+# shellcheck disable=SC2016 # expanded by the user's sh
 in_stack "$IT_TMP/pam.deny" sudo -u "$IT_USER" -- sh -c 'id -un; cat /proc/1/comm; touch "$1"' sh "$MARK"
 it_assert_rc 0
 it_assert_eq "$IT_USER
@@ -44,6 +45,7 @@ rm -f "$MARK"
 
 for s in session both; do
   it_check "sudo -u SUBJECT with pam_bwsh (stack: $s): refused, nothing runs"
+  # shellcheck disable=SC2016 # expanded by the user's sh
   in_stack "$IT_TMP/pam.$s" sudo -u "$IT_USER" -- sh -c 'id -un; touch "$1"' sh "$MARK"
   [ "$IT_RC" != 0 ] || it_fail "sudo ran the command: $IT_OUT"
   it_assert_eq "" "$IT_OUT" "nothing ran"

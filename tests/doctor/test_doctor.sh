@@ -62,6 +62,7 @@ fake_bwrap () {
   done
   {
     echo '#!/bin/sh'
+    # shellcheck disable=SC2016 # a line of the fake bwrap
     echo 'case "$1" in'
     if [ $version = ok ]; then
       echo '--version) echo "bubblewrap 0.8.0"; exit 0 ;;'
@@ -76,6 +77,7 @@ fake_bwrap () {
     echo 'esac'
     if [ $probe = ok ]; then
       # The probe must ask for a user namespace: anything else is a bug in the doctor.
+      # shellcheck disable=SC2016 # a line of the fake bwrap
       echo 'for a in "$@"; do [ "$a" = --unshare-user ] && exit 0; done; echo "bwrap: probe without --unshare-user" >&2; exit 3'
     else
       echo 'echo "bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces." >&2; exit 1'
@@ -176,6 +178,7 @@ write_policy () {
 tun_mode=0666
 in_tun_ns () {
   if [ "$(id -u)" = 0 ] && [ -d /dev/net ] && command -v unshare >/dev/null; then
+    # shellcheck disable=SC2016 # expanded by the inner sh
     unshare -m --propagation private sh -c \
       'mount -t tmpfs -o mode=0755 tmpfs /dev/net && mknod -m "$0" /dev/net/tun c 10 200 && exec "$@"' "$tun_mode" "$@"
   else
@@ -356,6 +359,7 @@ apparmor_profiles_unreadable)
   expect_rc 1
   grep -qE '^warning: apparmor: unprivileged user namespaces are restricted \(kernel.apparmor_restrict_unprivileged_userns = 1\) and the list of loaded profiles is unreadable \(No such file or directory\); bwsh works only if its profile is loaded$' "$tmp/out" \
     || fail "apparmor warning"
+  # shellcheck disable=SC2016 # backquotes of the message itself
   grep -qxF '  fix: run `bwshctl doctor` as root, or check with `aa-status | grep bwsh`' "$tmp/out" || fail fix
   ;;
 

@@ -11,6 +11,7 @@ fail () { echo "FAIL (fresh $FRESH_SUITE): $*" >&2; exit 1; }
 # where a write to $HOME lands.  Inside, $HOME takes writes (the session's
 # state is a tmpfs under the real home's entries, bwsh(1)), so the proof is
 # that the file never reaches the real home, and that /usr stays read-only.
+# shellcheck disable=SC2016 # expanded in the session
 probe='echo "pid1=$(cat /proc/1/comm) pidns=$(readlink /proc/self/ns/pid) userns=$(readlink /proc/self/ns/user)"; touch "$HOME/.fresh-probe" 2>/dev/null && test -e "$HOME/.fresh-probe" && echo home=state; if touch /usr/.fresh-probe 2>/dev/null; then echo usr=writable; else echo usr=read-only; fi'
 
 # check_confined OUTPUT_FILE HOME: the -c probe ran in other pid and user
@@ -75,6 +76,7 @@ su -s /bin/sh -c "cd bwsh && $FRESH_TEST" - "$user" >/tmp/u2 2>&1
 rc=$?
 set -e
 cat /tmp/u2
+# shellcheck disable=SC2015 # fails when either the status or the message is wrong
 [ $rc != 0 ] && grep -q 'run it as root' /tmp/u2 || fail "the second command as $user does not say it needs root"
 userdel -r "$user" 2>/dev/null || true
 

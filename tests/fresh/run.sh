@@ -56,11 +56,12 @@ echo "fresh: first command:  $try_cmd"
 echo "fresh: second command: $test_cmd"
 
 work=$(mktemp -d /var/tmp/bwsh-fresh.XXXXXX)
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup () {
   rc=$?
   # Lazily unmounted leftovers cannot hold the trees; -x keeps rm on them.
   rm -rf --one-file-system "$work" 2>/dev/null || true
-  exit $rc
+  exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -101,6 +102,7 @@ fresh_one () {
     chmod 0755 "$root/fresh" "$root/fresh/inside.sh"
     chmod 0644 "$root/fresh/bwsh.bundle"
     echo "--- enter $suite (pivot_root)"
+    # shellcheck disable=SC2016 # expanded by the inner sh
     unshare --mount --pid --fork --propagation private sh -c '
       set -e
       root=$1

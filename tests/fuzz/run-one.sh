@@ -38,6 +38,7 @@ else
   BWSH_FUZZ_INCLUDE_DIR=$work/include
   export BWSH_FUZZ_INCLUDE_DIR
 fi
+# shellcheck disable=SC2012 # a count for the log line
 echo "fuzz/$kind: $(ls "$work/corpus" | wc -l) seed inputs, $seconds s"
 
 LSAN_OPTIONS=suppressions=$src/tests/fuzz/lsan.supp:print_suppressions=0

@@ -22,6 +22,7 @@ else
   build=$(mktemp -d "${TMPDIR:-/tmp}/bwsh-fuzz-build.XXXXXX")
   own_build=true
 fi
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() { if $own_build; then rm -rf "$build"; fi; }
 trap cleanup EXIT
 

@@ -46,6 +46,7 @@ h_as_user()
   timeout -k 2 "$H_TIMEOUT" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
   it_collect
+  # shellcheck disable=SC2015 # fails on either timeout status
   [ "$IT_RC" != 124 ] && [ "$IT_RC" != 137 ] || it_fail "timed out after $H_TIMEOUT s: $*"
 }
 
@@ -78,7 +79,7 @@ h_put_config()
 #   inside: CMD       run CMD in the session first;  inside-out: S  its output starts with S
 h_expect()
 {
-  local outcome= line key val ctl_out ses_err inside= inside_out= want_check_rc
+  local outcome='' line key val ctl_out ses_err inside='' inside_out='' want_check_rc
   local -a messages=() check_messages=() session_messages=() absents=() absent_lines=()
   for line in "$@"; do
     key=${line%%:*}

@@ -13,12 +13,14 @@ sandboxed()
   case $IT_OUT in *UNSANDBOXED*) it_fail "THE SESSION RAN UNSANDBOXED" ;; *SANDBOXED) ;; *) it_fail "no sandbox check output"; it_show ;; esac
 }
 # as0 ARGV0 ARG...: bwsh with that argv[0], as the user.
+# shellcheck disable=SC2016 # expanded by the inner bash
 as0() { local a0=$1; shift; h_as_user /bin/bash -c 'a0=$1; shift; exec -a "$a0" "$@"' _ "$a0" "$IT_BWSH" "$@"; }
 
 it_check "-c '' runs nothing and succeeds"
 h_as_user "$IT_BWSH" -c ''
 it_assert_rc 0; it_assert_eq "" "$IT_OUT" stdout; it_assert_eq "" "$IT_ERR" stderr
 it_check "-c given twice: the second -c is \$0, as in sh"
+# shellcheck disable=SC2016 # expanded in the session
 h_as_user "$IT_BWSH" -c 'echo "$0"; '"$H_SANDBOX_CHECK" -c x
 sandboxed; it_assert_eq "-c"$'\n'SANDBOXED "$IT_OUT" stdout
 it_check "-c without a command is a usage error"
@@ -34,6 +36,7 @@ it_assert_err_has "--bind: command not found"; it_assert_err_lacks "bwrap:"; it_
 h_as_user "$IT_BWSH" -c '--version'
 it_assert_out_lacks bubblewrap; it_assert_err_lacks bubblewrap; it_assert_err_lacks "bwrap:"
 it_check "arguments that begin with -- stay \$0 and \$@"
+# shellcheck disable=SC2016 # expanded in the session
 h_as_user "$IT_BWSH" -c 'test -e /host && echo HOST-BOUND; echo "$0|$*"; '"$H_SANDBOX_CHECK" --bind / /host
 sandboxed; it_assert_eq "--bind|/ /host"$'\n'SANDBOXED "$IT_OUT" stdout
 it_check "-- and bwrap options as bwsh's own arguments are usage errors"

@@ -5,6 +5,7 @@
 # the sandbox, and an over-long allow-listed variable is a clear refusal
 # (exit 1, nothing run), never a truncation and never a fallback; a long
 # variable that is not allow-listed is simply dropped.
+# shellcheck disable=SC2016 # each session's command is expanded in the session
 . "$(dirname "$0")/hostile.sh"
 h_setup
 H=$IT_HOME

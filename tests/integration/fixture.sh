@@ -12,6 +12,7 @@ cleanup_state()
 {
   [ -f "$IT_STATE" ] || return 0
   (
+    # shellcheck disable=SC2030 # the old state's IT_ROOT must stay in this subshell
     IT_ROOT=
     # shellcheck disable=SC1090
     . "$IT_STATE"
@@ -32,6 +33,7 @@ case ${1:-} in
     # A run that was interrupted may have left its tree: clear it first.
     cleanup_state
     it_new_root || exit 1
+    # shellcheck disable=SC2031 # it_new_root sets IT_ROOT, not cleanup_state's subshell
     if ! it_build_tree "$IT_ROOT"; then
       rm -rf "$IT_ROOT"
       exit 1
@@ -58,6 +60,7 @@ case ${1:-} in
         it_log "PREMISE: so every session test runs with a /dev/net/tun of mode 0666 in a private mount namespace of its own (the host's node is left as it is)"
       fi
     fi
+    # shellcheck disable=SC2031 # it_new_root sets IT_ROOT, not cleanup_state's subshell
     printf 'IT_ROOT=%q\nIT_PREFIX=%q\nIT_BWSH=%q\nIT_TUN_PRIVATE=%q\n' "$IT_ROOT" "$IT_PREFIX" "$IT_BWSH" \
       "$tun_private" >"$IT_STATE.new"
     mv "$IT_STATE.new" "$IT_STATE"

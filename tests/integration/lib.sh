@@ -106,6 +106,7 @@ it_build_tree()
     IT_PREFIX=$BWSH_IT_PREFIX
   else
     IT_PREFIX=$dir/prefix
+    # shellcheck disable=SC2086 # BWSH_IT_CMAKE_ARGS is a list of cmake arguments
     if ! { cmake -S "$BWSH_SOURCE_DIR" -B "$dir/build" -DCMAKE_INSTALL_PREFIX="$IT_PREFIX" \
       -DBWSH_TEST_BUILD=ON -DBWSH_TESTS=OFF -DBWSH_RUNSTATEDIR="$IT_PREFIX/run" ${BWSH_IT_CMAKE_ARGS:-} \
       && cmake --build "$dir/build" -j"$(nproc)" \
@@ -370,6 +371,7 @@ it_bwsh_paused()
         case $(readlink "$fd") in "/memfd:bwsh-args"*) IT_PAUSED_ARGS=$fd ;; esac
       done
       if [ -n "$IT_PAUSED_ARGS" ]; then
+        # shellcheck disable=SC2034 # read by the tests that call it_bwsh_paused
         IT_PAUSED_PID=$c
         return 0
       fi

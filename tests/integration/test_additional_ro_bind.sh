@@ -7,6 +7,7 @@ it_setup
 it_skip_unless_bwrap
 # Outside the home and outside /tmp, which an overlay may not bind.
 it_data_dir data_parent
+# shellcheck disable=SC2154 # it_data_dir assigns it (printf -v)
 data=$data_parent/shared-data
 mkdir -p "$data"
 echo "reference" >"$data/ref.txt"

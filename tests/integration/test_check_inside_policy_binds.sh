@@ -20,6 +20,7 @@ chmod 644 "$IT_TMP/policy.conf"
 
 it_check "inside: no 'source does not exist' for the policy's bind, one note instead"
 IT_RC=0
+# shellcheck disable=SC2016 # expanded by the inner bash
 timeout -k 5 60 unshare -m --propagation private -- bash -c 'mount --bind "$1" "$2" || exit 1
   exec setpriv --reuid="$3" --regid="$4" --init-groups "$5" -c "cat ~/data/f; \"\$0\" check" "$6"' sh \
   "$IT_TMP/policy.conf" "$POLICY" "$IT_UID" "$IT_GID" "$IT_BWSH" "$IT_PREFIX/bin/bwshctl" \

@@ -30,6 +30,7 @@ it_assert_err_has "PRELOADED-IN /usr/bin/bash"
 it_assert_err_has BASH_ENV-RAN
 
 it_check "inside, neither is set nor ran, and HOME is the passwd home"
+# shellcheck disable=SC2016 # expanded in the session
 LD_PRELOAD=$H/preload.so BASH_ENV=$H/bashenv HOME=/ USER=root LOGNAME=root SHELL=/bin/false \
   FOO_SECRET=leak LANG=C.UTF-8 TERM=dumb \
   it_bwsh -c 'printf "%s\n" "HOME=$HOME" "USER=$USER" "LOGNAME=$LOGNAME" "SHELL=$SHELL" "PRELOAD=${LD_PRELOAD-unset}" "BASH_ENV=${BASH_ENV-unset}" "FOO=${FOO_SECRET-unset}" "LANG=$LANG" "TERM=$TERM"; pwd'

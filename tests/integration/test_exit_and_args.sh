@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The login path through su: the inner command's exit status is bwsh's, and
 # -c keeps sh's argument semantics ($0 $1 ... after the command).
+# shellcheck disable=SC2016 # $0, $1 and $@ are the session's; the expected output is literal
 . "$(dirname "$0")/lib.sh"
 it_setup
 it_skip_unless_bwrap

@@ -48,6 +48,7 @@ done
 touch "$stop"
 wait "$flipper"
 it_log "runs=$runs written=$landed refused=$refused not-written=$failed; $(cat "$IT_TMP/flipper.out")"
+# shellcheck disable=SC2088 # a label in the message, not a path
 [ -z "$(ls -A "$H/.ssh")" ] || it_fail "~/.ssh is not empty: $(ls -A "$H/.ssh")"
 n_dir=$(find "$H/proj" "$H/proj.alt" -maxdepth 1 -type f -name 'authorized_keys.*' 2>/dev/null | wc -l)
 it_assert_eq "$landed" "$n_dir" "writes reported inside vs files in the real directory"

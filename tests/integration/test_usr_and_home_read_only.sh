@@ -26,12 +26,12 @@ it_assert_absent "/usr/bin/$probe"
 it_check "the real home's files are read-only"
 it_run "echo x > ~/notes.txt; rm -f ~/notes.txt; echo done"
 it_assert_err_has "$IT_HOME/notes.txt: Read-only file system"
-it_assert_out_has done
+it_assert_out_has "done"
 it_assert_eq keep "$(cat "$IT_HOME/notes.txt")" "notes.txt on the host"
 
 it_check "new files in \$HOME are the session's own and never reach the host"
 it_run "echo x > \"\$HOME/$probe\" && mkdir \"\$HOME/$probe.d\" && cat \"\$HOME/$probe\" && echo done"
 it_assert_rc 0
-it_assert_out_has done
+it_assert_out_has "done"
 it_assert_absent "$IT_HOME/$probe"
 it_assert_absent "$IT_HOME/$probe.d"

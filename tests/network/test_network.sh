@@ -42,6 +42,7 @@ nt_setup()
   NT_TOKEN="token-$IT_USER-$$"
   NT_GW=$(ip -4 route show default | awk '{ print $3; exit }')
   NT_HOSTADDR=$(ip -4 route get 192.0.2.123 2>/dev/null | sed -n 's/.* src \([0-9.]*\).*/\1/p')
+  # shellcheck disable=SC2015 # fails when either address is missing
   [ -n "$NT_GW" ] && [ -n "$NT_HOSTADDR" ] \
     || { it_fail "this machine has no IPv4 default route: pasta has nothing to copy"; exit 1; }
 }
@@ -92,6 +93,7 @@ nt_remote_host()
   NT_VETH="bnt$$"
   NT_VETH=${NT_VETH:0:12}
   it_defer nt_remote_cleanup
+  # shellcheck disable=SC2015 # fails when any step does
   ip netns add "$NT_NS" \
     && ip link add "${NT_VETH}a" type veth peer name "${NT_VETH}b" \
     && ip link set "${NT_VETH}b" netns "$NT_NS" \

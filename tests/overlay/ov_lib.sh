@@ -59,6 +59,7 @@ $1"
 ov_write_inside()
 {
   IT_RC=0
+  # shellcheck disable=SC2016 # expanded in the session
   timeout -k 5 60 ssh -F "$SSH_CFG" t 'mkdir -p "$HOME/.config/bwsh" && cat >"$HOME/.config/bwsh/config.json"' \
     <"$1" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
   it_collect
@@ -85,6 +86,7 @@ ov_naive()
   # "ro SRC DST" / "rw SRC DST" per entry, exactly as the overlay says.
   while IFS= read -r line; do
     [ -n "$line" ] || continue
+    # shellcheck disable=SC2086 # split into ro|rw SRC DST, as a naive wrapper does
     set -- $line
     if [ "$1" = ro ]; then binds+=(--ro-bind "$2" "$3"); else binds+=(--bind "$2" "$3"); fi
     [ "$OV_NAIVE_MKDIR" != 1 ] || setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups mkdir -p -- "$3"

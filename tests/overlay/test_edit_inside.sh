@@ -59,6 +59,7 @@ it_assert_out_has "[user $CFG:3:5]"
 it_assert_out_has "session: allowed"
 
 it_check "the next login gets the new mount; each refused entry is one warning; the rest applies"
+# shellcheck disable=SC2016 # expanded in the session
 ssh_run t 'cat "$HOME/new-dir/f"; test -e '"$RUNUSER"' || echo no-run-user; test -e "$HOME/project/log" && ls "$HOME/project/log" | head -1; touch "$HOME/.config/systemd/x" 2>/dev/null || echo systemd-read-only'
 it_assert_rc 0
 it_assert_eq "data-visible
@@ -74,6 +75,7 @@ printf '{ "preferences": { "sandboxBwrapMounts": { "additionalROBinds": [ { "src
   "$H" "$H" >"$IT_TMP/edit2.json"
 ov_write_inside "$IT_TMP/edit2.json"
 it_assert_rc 0
+# shellcheck disable=SC2016 # expanded in the session
 ssh_run t 'cat "$HOME/other-dir/f"; ls "$HOME/new-dir" | wc -l'
 it_assert_rc 0
 it_assert_eq "data-visible

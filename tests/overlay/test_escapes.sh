@@ -14,6 +14,7 @@
 #   3. an RO bind of another user's home and of /var/log reads their files.
 . "$(dirname "$0")/ov_lib.sh"
 
+# shellcheck disable=SC2015 # fails when either command is missing
 command -v dbus-daemon >/dev/null && command -v dbus-send >/dev/null \
   || { echo "dbus-daemon and dbus-send are needed (package dbus)" >&2; exit 1; }
 
@@ -74,7 +75,9 @@ cat >"$IT_TMP/hostile.json" <<JSON
 } } }
 JSON
 chmod 644 "$IT_TMP/hostile.json"
+# shellcheck disable=SC2016 # expanded in the session
 WRITE_OUTSIDE='mkdir -p "$HOME/.config/systemd/user/default.target.wants" && printf "[Service]\nExecStart=/bin/true\n" >"$HOME/.config/systemd/user/evil.service" && echo unit-written; echo "touch /tmp/x" >>"$HOME/.bashrc" && echo bashrc-written; echo "|/bin/sh -c true" >"$HOME/.forward" && echo forward-written'
+# shellcheck disable=SC2016 # expanded in the session
 READ_OTHERS='cat "$HOME/project/other/notes" 2>/dev/null || echo other-unreadable; test -d /var/log/apt && echo var-log-visible || echo var-log-absent'
 
 it_check "control: the naive wrapper, given this overlay, runs code outside through D-Bus activation"

@@ -35,6 +35,7 @@ it_as_user "$BWSHCTL" check
 it_assert_rc 0
 it_assert_err_lacks "mount point does not exist yet"
 it_assert_out_has "$CFG:2:3: accepted ro-bind $H/data -> $H/new-dir"
+# shellcheck disable=SC2016 # expanded in the session
 pol_session 'cat "$HOME/new-dir/f"; test -e /usr/bwsh-nowhere || echo nowhere-absent'
 pol_assert_ran
 it_assert_eq "data-visible
@@ -50,6 +51,7 @@ it_assert_err_has "$CFG:2:3: $H/new-dir: destination cannot be made: $H is read-
 it_assert_absent "$H/new-dir"
 
 it_check "state = \"none\", the login: ~/new-dir skipped with a warning, not made in the real home; the rest applies"
+# shellcheck disable=SC2016 # expanded in the session
 pol_session 'test -e "$HOME/new-dir" || echo new-dir-absent; test -e /usr/bwsh-nowhere || echo nowhere-absent'
 pol_assert_ran
 it_assert_eq "new-dir-absent

@@ -17,6 +17,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 # field NAME: the package names of a control field, one alternative group a
 # line ("pkgconf pkg-config"), versions and substitutions dropped.
 field() {
+  # shellcheck disable=SC2016 # the ${...} substitutions of the control file, literally
   awk -v f="$1" '
     /^[A-Za-z-]+:/ { on = (index($0, f ":") == 1); sub(/^[A-Za-z-]+:/, "") }
     on { print }' "$src/packaging/debian/control" | tr ',' '\n' \

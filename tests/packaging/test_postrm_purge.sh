@@ -8,6 +8,7 @@
 set -eu
 postrm=$1
 [ "$(id -u)" = 0 ] || { echo "SKIP: needs root"; exit 77; }
+# shellcheck disable=SC2016 # expanded by the inner sh
 exec unshare -m --propagation private -- sh -eu -c '
 postrm=$1
 fail() { echo "FAIL: $*"; exit 1; }

@@ -101,7 +101,8 @@ setup ()
   # The network helper this build's bwsh starts (#26), where it looks for
   # it: an overlay on the nearest directory of that path that exists.
   if [ -n "${BWSH_LIBEXECDIR:-}" ] && [ -n "${BWSH_BUILT_NETNS:-}" ]; then
-    local anc=$BWSH_LIBEXECDIR
+    # shellcheck disable=SC3043 # dash (Debian's /bin/sh) and bash have local
+    local anc="$BWSH_LIBEXECDIR"
     while [ ! -d "$anc" ]; do anc=$(dirname "$anc"); done
     mkdir -p "$T/lx-up/${BWSH_LIBEXECDIR#"$anc"}" "$T/lx-work"
     install -m 0755 "$BWSH_BUILT_NETNS" "$T/lx-up/${BWSH_LIBEXECDIR#"$anc"}/bwsh-netns"
@@ -115,7 +116,7 @@ setup ()
   # listener below, even on a host that runs journald.
   mount -t tmpfs -o mode=0755 tmpfs /run
   # The last good policy of this build's module: in the test's tree.
-  export BWSH_TEST_LKG_DIR=$T/last-good
+  export BWSH_TEST_LKG_DIR="$T/last-good"
 
   rm -f /dev/log
   python3 "$(dirname "$0")/syslog_listener.py" /dev/log "$T/syslog" &
@@ -160,6 +161,7 @@ write_service ()
 }
 
 # harness [ARGS...]: run the libpam harness, output in $T/out, status in $RC.
+# shellcheck disable=SC2034 # the tests read RC
 harness ()
 {
   RC=0

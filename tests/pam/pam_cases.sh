@@ -118,6 +118,7 @@ ld_preload_scrubbed_for_subject)
   make_user "$BWSH_BINDIR/bwsh"
   subject_policy "$U" ""
   write_service sshd "policy=$CONF"
+  # shellcheck disable=SC2016 # a hostile value, literal on purpose
   harness --expect PAM_SUCCESS \
     --env LD_PRELOAD=/tmp/evil.so --env LD_LIBRARY_PATH=/tmp --env LD_AUDIT=/tmp/a.so \
     --env BASH_ENV=/tmp/rc --env ENV=/tmp/rc --env 'BASH_FUNC_id%%=() { evil; }' \
@@ -377,6 +378,7 @@ network = \"nowhere\";"
   rm -f "$T/home/$U/project"
   # max_sessions: two live sessions of the user in the registry (this
   # namespace's /run), held by processes that live longer than the check.
+  # shellcheck disable=SC2174 # both directories are named, so both get the mode
   mkdir -p -m 0700 /run/bwsh /run/bwsh/sessions
   for pid in 1 $$; do
     start=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f20)

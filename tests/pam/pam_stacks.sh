@@ -158,6 +158,7 @@ su_real_stack)
   grep -qF "$BWSH_PAM_MODULE" /etc/pam.d/su || fail "the namespace does not see the test stack"
 
   RC=0
+  # shellcheck disable=SC2016 # expanded by the user's shell
   su - "$SUBJECT" -c 'echo "uid=$(id -u) pid1=$(cat /proc/1/comm)"' </dev/null >"$T/out" 2>&1 || RC=$?
   sed 's/^/  | /' "$T/out"
   [ "$RC" -eq 0 ] || fail "su status $RC"

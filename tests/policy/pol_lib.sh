@@ -126,6 +126,7 @@ pol_check_bad()
   it_assert_out_lacks SANDBOX-RAN
 }
 
+# shellcheck disable=SC2120 # USER is optional; the tests so far explain IT_USER
 pol_explain()
 {
   IT_RC=0

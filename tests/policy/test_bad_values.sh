@@ -61,7 +61,9 @@ case $setting in
     ;;
   state_dir)
     bad 'state_dir = "state";' '"state_dir": must be an absolute path or start with "~/": "state"'
+    # shellcheck disable=SC2016 # the message names $HOME itself
     bad 'state_dir = "~";' '"state_dir": "~" is $HOME or a directory above it'
+    # shellcheck disable=SC2016 # the message names $HOME itself
     bad 'state_dir = "/home";' '"state_dir": "/home" is $HOME or a directory above it'
     bad 'state_dir = "~/.config/bwsh-state";' '"state_dir": "~/.config/bwsh-state" lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read'
     bad 'state_dir = "~/.local/bin/s";' '"state_dir": "~/.local/bin/s" lies in ~/.config, ~/.local/share or ~/.local/bin, which programs outside the sandbox read'

@@ -93,7 +93,9 @@ sed -i "s|uid $uid\$|uid 1234|" "$IT_TMP/err"; collect
 # the tmpfs over bwrap's directory would hide pasta too, and bwsh looks for
 # pasta first); the policy's shell stays in place (bwsh checks it first).
 fresh; pol_write 'network = "none";'; cp /usr/bin/setpriv "$IT_TMP/setpriv"; cp "$(readlink -f /bin/bash)" "$IT_TMP/bash"; cp "$(command -v cp)" "$IT_TMP/cp"
-IT_RC=0; timeout 60 unshare -m --propagation private sh -c 'd=$(dirname "$1"); mount -t tmpfs -o mode=0755 none "$d" && "$7" "$6" "$d/bash" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
+IT_RC=0
+# shellcheck disable=SC2016 # expanded by the inner sh
+timeout 60 unshare -m --propagation private sh -c 'd=$(dirname "$1"); mount -t tmpfs -o mode=0755 none "$d" && "$7" "$6" "$d/bash" && exec "$2" --reuid="$3" --regid="$4" --init-groups "$5" -c true' \
   sh "$(command -v bwrap)" "$IT_TMP/setpriv" "$IT_UID" "$IT_GID" "$BWSH" "$IT_TMP/bash" "$IT_TMP/cp" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 sed -i "s|$(command -v bwrap)|/usr/bin/bwrap|" "$IT_TMP/err"; collect
 # setuid: a real uid that is not the effective one.

@@ -73,6 +73,7 @@ case $attack in
     echo visible >"$H/readme" && chown "$IT_USER:" "$H/readme"
     POLICY='locked = [ "~" ];'
     mounts disabledDefaultBinds "[ \"$H\" ]"
+    # shellcheck disable=SC2016 # expanded in the session
     CHECK='cat "$HOME/readme" 2>/dev/null || echo hidden'
     EXPECT=visible
     WARNING="disabledDefaultBinds $H: is locked and cannot be disabled"
@@ -97,6 +98,7 @@ case $attack in
     it_as_user mkdir -p "$H/.ssh"
     POLICY=''
     mounts additionalBinds "[ \"$H/.ssh\" ]"
+    # shellcheck disable=SC2016 # expanded in the session
     CHECK='echo key >>"$HOME/.ssh/authorized_keys" 2>/dev/null && echo written || echo not-written'
     EXPECT=not-written
     WARNING="$H/.ssh: is a protected path and never writable inside the sandbox"
@@ -105,6 +107,7 @@ case $attack in
     user_dir "$H/audit"
     POLICY='protected = [ "~/.config/bwsh", "~/.ssh", "~/.pam_environment", "~/audit" ];'
     mounts additionalBinds "[ \"$H/audit\" ]"
+    # shellcheck disable=SC2016 # expanded in the session
     CHECK='echo x >"$HOME/audit/log" 2>/dev/null && echo written || echo not-written'
     EXPECT=not-written
     WARNING="$H/audit: is a protected path and never writable inside the sandbox"

@@ -7,7 +7,6 @@ set -u
 . "$(dirname "$0")/pol_lib.sh"
 pol_setup
 it_add_user OTHER
-OTHER_UID=$(id -u "$OTHER")
 
 G=bwpg-$(tr -dc 'a-z0-9' </dev/urandom | head -c 8)
 groupadd "$G" || { it_fail "groupadd $G failed"; exit 1; }

@@ -4,6 +4,7 @@
 # the installed bwsh, the real bwrap), against the shipped default as the
 # control: if the setting were ignored, the two would look the same.
 #   test_setting_effect.sh SETTING
+# shellcheck disable=SC2016 # the sessions' commands are expanded in the session, and labels name $HOME itself
 set -u
 . "$(dirname "$0")/pol_lib.sh"
 pol_setup
@@ -197,6 +198,7 @@ alt-ok"
     ;;
 
   run)
+    # shellcheck disable=SC2012 # any one entry will do
     host_entry=$(ls -A /run | head -n1)
     [ -n "$host_entry" ] || { it_fail "the host's /run is empty: nothing to tell host from tmpfs"; exit 1; }
     it_check 'shipped (tmpfs): /run is a fresh tmpfs without the host entries'

@@ -43,7 +43,7 @@ inject_session()
     printf 'send %s\\n\n' 'echo OUTER-$((30+3))'
     echo 'expect OUTER-33'
     echo 'sleep 0.5'
-    echo 'send exit\n'
+    printf '%s\n' 'send exit\n'
   } >"$script"
   sec_pty "$script" /bin/sh
 }
@@ -87,7 +87,7 @@ case_tioclinux_refused()
     printf 'send %s\\n\n' "su - $IT_USER"
     printf 'send %s\\n\n' "printf 'R=%s\\\\n' \"\$($SEC_P tioclinux)\"; exit"
     echo 'expect R=[A-Z]+'
-    echo 'send exit\n'
+    printf '%s\n' 'send exit\n'
   } >"$script"
   sec_pty "$script" /bin/sh
 

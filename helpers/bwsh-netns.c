@@ -389,6 +389,13 @@ start_pasta (Helper *h)
 
       if (left <= 0)
         {
+          /* pasta first: alive, it could still write its pid file (a plain
+           * file, once the FIFO is gone) into the directory being removed,
+           * and leave both behind in /tmp. */
+          kill (h->pasta_pid, SIGKILL);
+          while (waitpid (h->pasta_pid, &status, 0) < 0 && errno == EINTR)
+            ;
+          h->pasta_pid = 0;
           close (ready_fd);
           remove_ready (ready_dir, ready_path);
           if (pasta_pidfd >= 0)

@@ -17,7 +17,8 @@ as root (`bwshctl sessions --json`, which drops the entries of processes
 that are gone) and compared with the sessions running, and the CPU time and
 time spent waiting for a CPU of every session process are read from
 /proc/PID/schedstat; then every session is released, and the registry is
-read again once all have ended.  Prints one line:
+read again once all have ended.  Prints one line (start times and CPU
+figures are those of the sessions that started):
 
   N USERS failed p50 p99 max wall cpu% cpu/session cpu-wait/session registry/running left
 
@@ -100,10 +101,12 @@ LOCKS = [
     (r"synchronize_rcu\w*|synchronize_srcu\w*", "an RCU grace period (after an umount, or a namespace's end)"),
     (r"do_task_stat", "exec_update_lock: /proc/PID/stat of a process in exec (bwsh's registry count)"),
     (r"setup_net|copy_net_ns|cleanup_net|register_pernet\w*", "a new network namespace (pernet_ops_rwsem, net mutexes)"),
-    (r"rtnl_\w*|rtnetlink_rcv\w*|netlink_unicast|netlink_rcv_skb", "rtnl_mutex: netlink (bwrap's lo, pasta's addresses and routes)"),
+    # tun's ioctl and close take rtnl_lock(), which a tail call hides.
+    (r"rtnl_\w*|rtnetlink_rcv\w*|netlink_unicast|netlink_rcv_skb|__tun_chr_ioctl|tun_chr_close|tun_detach\w*",
+     "rtnl_mutex: netlink and tun (bwrap's lo; pasta's tap, addresses, routes)"),
     (r"flock\w*|locks_lock_\w+|__do_sys_flock", "the registry's lock (flock)"),
-    (r"unlink_file_vma\w*|vma_link\w*|i_mmap\w*|__vma_link_file|__mmap_region|mmap_region|vma_prepare|dup_mmap",
-     "mmap_lock, i_mmap_rwsem: mapping memory (exec, fork, mmap, exit)"),
+    (r"unlink_file_vma\w*|vma_link\w*|i_mmap\w*|__vma_link_file|__mmap_region|mmap_region|vma_prepare|dup_mmap|"
+     r"unlink_anon_vmas|anon_vma_\w+|vm_mmap_pgoff", "mmap_lock, anon_vma, i_mmap_rwsem: mapping memory (exec, fork, exit)"),
     (r"do_mkdirat|filename_create|do_rmdir|do_unlinkat|do_renameat2|open_last_lookups|lookup_slow|iterate_dir",
      "a shared directory's inode lock (mkdir, rmdir, readdir)"),
 ]
@@ -139,12 +142,13 @@ def perf_locks(data):
     return sorted(((k, c, t, w) for k, (c, t, w) in by.items()), key=lambda e: -e[2])
 
 
-def schedstat(uids, sessions):
-    """role -> [processes, CPU ns, ns waiting for a CPU], from /proc/PID/schedstat."""
+def schedstat(uids, started):
+    """role -> [processes, CPU ns, ns waiting for a CPU] of the sessions
+    @started, from /proc/PID/schedstat (a failed one has no processes left)."""
     procs = processes(uids)
     by = {}
     for pid, (_, comm, _) in procs.items():
-        s = session_of(pid, procs, sessions)
+        s = session_of(pid, procs, started)
         if s is None:
             continue
         try:
@@ -278,7 +282,7 @@ def main():
                 # Failed: reaped now, so that the registry no longer counts it.
                 s["rc"] = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
     busy1, total1 = cpu_ticks()
-    sched = schedstat(uids, sessions)
+    sched = schedstat(uids, started)
     if perf:
         perf.send_signal(signal.SIGINT)
         perf.wait()
@@ -312,11 +316,11 @@ def main():
         else:
             with open(s["err"], "rb") as f:
                 msg = f.read(2000).decode(errors="replace").strip().splitlines()
-            failures.append((s["i"], s["rc"], msg[:3]))
+            failures.append((s["i"], s["rc"], msg[:4]))
     wall = (t_last - t_release) / 1e9
     cpu = 100.0 * (busy1 - busy0) / max(1, total1 - total0)
-    per_cpu = sum(v[1] for v in sched.values()) / 1e6 / n
-    per_wait = sum(v[2] for v in sched.values()) / 1e6 / n
+    per_cpu = sum(v[1] for v in sched.values()) / 1e6 / max(1, len(started))
+    per_wait = sum(v[2] for v in sched.values()) / 1e6 / max(1, len(started))
     row = {"sessions": n, "users": len(users), "failed": len(failures), "p50_ms": percentile(starts, 50),
            "p99_ms": percentile(starts, 99), "max_ms": max(starts, default=float("nan")), "wall_s": wall,
            "cpu_busy_pct": cpu, "cpu_ms_per_session": per_cpu, "cpu_wait_ms_per_session": per_wait,
@@ -330,16 +334,18 @@ def main():
     # The distinct reasons, then the first lines of the first three.
     why = {}
     for _, rc, msg in failures:
-        k = msg[0] if msg else "exit status %s, nothing on stderr" % rc
+        # bwsh's own line says why; pasta may have said something first.
+        k = next((m for m in msg if m.startswith("bwsh:")), msg[0] if msg else "exit status %s, nothing on stderr" % rc)
         why[k] = why.get(k, 0) + 1
     for k, c in sorted(why.items(), key=lambda kv: -kv[1]):
         print("         %4d x %s" % (c, k[:200]))
     for i, rc, msg in failures[:3]:
         print("         session %d, exit status %s: %s" % (i, rc, " | ".join(m[:200] for m in msg) or "(no stderr)"))
     if "--detail" in opts:
-        print("         per session, by process (/proc/PID/schedstat at the hold): CPU time, time waiting for a CPU")
+        print("         per session started, by process (/proc/PID/schedstat at the hold): CPU time, time waiting for a CPU")
         for k, v in sorted(sched.items(), key=lambda kv: -kv[1][1]):
-            print("           %-30s %7.1f ms %9.1f ms" % (k, v[1] / 1e6 / n, v[2] / 1e6 / n))
+            print("           %-30s %7.1f ms %9.1f ms" % (k, v[1] / 1e6 / max(1, len(started)),
+                                                       v[2] / 1e6 / max(1, len(started))))
     if perf:
         locks = perf_locks(opts["--perf-lock"])
         row["locks"] = [{"lock": k, "contended": c, "wait_ms": t, "max_ms": w} for k, c, t, w in locks]

@@ -15,7 +15,7 @@
 # broken down by process and, where `perf lock` works, by the kernel locks
 # its sessions waited for: what serialises a storm.
 # Measured, never asserted; it exits non-zero only when it cannot run.
-# About 10 minutes on 2 CPUs for the default sizes.
+# About 10 to 15 minutes on 2 CPUs for the default sizes.
 #
 # The sessions' registry is on a tmpfs, as /run is; on a host where users
 # cannot open /dev/net/tun (no udev), the run happens in a private mount
@@ -112,8 +112,9 @@ done
 
 echo "== $(date -u +%FT%TZ), $(nproc) CPUs, $(free -g | awk '/^Mem/ { print $2 }') GB, kernel $(uname -r), load $(cut -d' ' -f1-3 /proc/loadavg), $(bwrap --version), pasta $(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo ?)"
 echo "== login storms: N sessions released at once; start = exec of bwsh to the command running in the sandbox"
-echo "   (p50, p99, max in ms; wall = release to the last start; cpu = all CPUs busy during it, whoever used them;"
-echo "   cpu_ms, wait_ms = CPU time and time waiting for a CPU, per session; registry = live entries / sessions running)"
+echo "   (p50, p99, max: ms, of the sessions that started; wall: release to the last start; cpu: all CPUs busy"
+echo "   meanwhile, whoever used them; cpu_ms, wait_ms: CPU time and time waiting for a CPU per session started;"
+echo "   registry: live entries / sessions running, once all have started or failed; left: entries after the end)"
 hdr()
 {
   printf '%-8s %5s %5s %6s %7s %7s %7s %6s %5s %7s %8s %9s %5s\n' network N users failed p50 p99 max wall_s cpu \

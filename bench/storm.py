@@ -107,6 +107,7 @@ LOCKS = [
     (r"flock\w*|locks_lock_\w+|__do_sys_flock", "the registry's lock (flock)"),
     (r"unlink_file_vma\w*|vma_link\w*|i_mmap\w*|__vma_link_file|__mmap_region|mmap_region|vma_prepare|dup_mmap|"
      r"unlink_anon_vmas|anon_vma_\w+|vm_mmap_pgoff", "mmap_lock, anon_vma, i_mmap_rwsem: mapping memory (exec, fork, exit)"),
+    (r"anon_pipe_read|pipe_read", "a pipe's mutex (mostly the storm's barrier, before any clock starts)"),
     (r"do_mkdirat|filename_create|do_rmdir|do_unlinkat|do_renameat2|open_last_lookups|lookup_slow|iterate_dir",
      "a shared directory's inode lock (mkdir, rmdir, readdir)"),
 ]
@@ -143,8 +144,9 @@ def perf_locks(data):
 
 
 def schedstat(uids, started):
-    """role -> [processes, CPU ns, ns waiting for a CPU] of the sessions
-    @started, from /proc/PID/schedstat (a failed one has no processes left)."""
+    """role -> [processes, CPU ns, ns waiting for a CPU, times run] of the
+    sessions @started, from /proc/PID/schedstat (a failed one has no
+    processes left)."""
     procs = processes(uids)
     by = {}
     for pid, (_, comm, _) in procs.items():
@@ -153,13 +155,14 @@ def schedstat(uids, started):
             continue
         try:
             with open("/proc/%d/schedstat" % pid) as f:
-                run, wait = (int(x) for x in f.read().split()[:2])
+                run, wait, slices = (int(x) for x in f.read().split()[:3])
         except (OSError, ValueError):
             continue
-        v = by.setdefault(role(pid, comm, s), [0, 0, 0])
+        v = by.setdefault(role(pid, comm, s), [0, 0, 0, 0])
         v[0] += 1
         v[1] += run
         v[2] += wait
+        v[3] += slices
     return by
 
 
@@ -325,13 +328,15 @@ def main():
            "p99_ms": percentile(starts, 99), "max_ms": max(starts, default=float("nan")), "wall_s": wall,
            "cpu_busy_pct": cpu, "cpu_ms_per_session": per_cpu, "cpu_wait_ms_per_session": per_wait,
            "running_at_hold": len(started), "registry_at_hold": seen, "registry_after": left,
-           "schedstat": {k: {"processes": v[0], "cpu_ms": v[1] / 1e6, "cpu_wait_ms": v[2] / 1e6}
+           "schedstat": {k: {"processes": v[0], "cpu_ms": v[1] / 1e6, "cpu_wait_ms": v[2] / 1e6, "runs": v[3]}
                          for k, v in sched.items()}}
-    ms = lambda v: "-" if v != v else "%.0f" % v  # noqa: E731 - nan: no session started
+    def ms(v):
+        return "-" if v != v else "%.0f" % v  # NaN: no session started
+
     print("%5d %5d %6d %7s %7s %7s %6.1f %4.0f%% %7.1f %8.0f %9s %5s" % (
         n, len(users), len(failures), ms(row["p50_ms"]), ms(row["p99_ms"]), ms(row["max_ms"]), wall, cpu, per_cpu,
         per_wait, "%s/%d" % ("?" if seen is None else seen, len(started)), "?" if left is None else left))
-    # The distinct reasons, then the first lines of the first three.
+    # The distinct reasons, then all that the first failure said.
     why = {}
     for _, rc, msg in failures:
         # bwsh's own line says why; pasta may have said something first.
@@ -339,13 +344,14 @@ def main():
         why[k] = why.get(k, 0) + 1
     for k, c in sorted(why.items(), key=lambda kv: -kv[1]):
         print("         %4d x %s" % (c, k[:200]))
-    for i, rc, msg in failures[:3]:
-        print("         session %d, exit status %s: %s" % (i, rc, " | ".join(m[:200] for m in msg) or "(no stderr)"))
+    for i, rc, msg in failures[:1]:
+        print("         e.g. session %d, exit status %s: %s" % (i, rc, " | ".join(m[:200] for m in msg) or "(no stderr)"))
     if "--detail" in opts:
-        print("         per session started, by process (/proc/PID/schedstat at the hold): CPU time, time waiting for a CPU")
-        for k, v in sorted(sched.items(), key=lambda kv: -kv[1][1]):
-            print("           %-30s %7.1f ms %9.1f ms" % (k, v[1] / 1e6 / max(1, len(started)),
-                                                       v[2] / 1e6 / max(1, len(started))))
+        print("         per session started, by process (/proc/PID/schedstat at the hold): CPU time, time waiting"
+              " for a CPU, times it ran")
+        k = max(1, len(started))
+        for name, v in sorted(sched.items(), key=lambda kv: -kv[1][1]):
+            print("           %-30s %7.1f ms %9.1f ms %7.0f" % (name, v[1] / 1e6 / k, v[2] / 1e6 / k, v[3] / k))
     if perf:
         locks = perf_locks(opts["--perf-lock"])
         row["locks"] = [{"lock": k, "contended": c, "wait_ms": t, "max_ms": w} for k, c, t, w in locks]

@@ -49,6 +49,18 @@ def registry(bwshctl, names):
     return sum(1 for e in json.loads(r.stdout) if e.get("user") in names)
 
 
+def fifo_dirs(uids):
+    """bwsh-netns's directories for pasta's pid FIFO (in P_tmpdir) owned by @uids."""
+    found = set()
+    for de in os.scandir("/tmp"):
+        try:
+            if de.name.startswith("bwsh-net.") and de.stat(follow_symlinks=False).st_uid in uids:
+                found.add(de.path)
+        except OSError:
+            pass
+    return found
+
+
 def percentile(v, p):
     """Nearest rank: the smallest value with at least p % of them at or below it."""
     s = sorted(v)
@@ -252,6 +264,7 @@ def main():
             time.sleep(0.05)
         time.sleep(0.5)
     started = set()
+    dirs_before = fifo_dirs(uids)
     busy0, total0 = cpu_ticks()
     t_release = time.time_ns()
     os.close(barrier_w)
@@ -311,6 +324,9 @@ def main():
             break
         time.sleep(0.05)
     left = registry(bwshctl, names)
+    # The helper removes its directory once pasta is up or given up on;
+    # what is left is garbage in the host's /tmp.
+    dirs_left = sorted(fifo_dirs(uids) - dirs_before)
 
     starts, failures = [], []
     for pid, s in sorted(sessions.items(), key=lambda kv: kv[1]["i"]):
@@ -328,6 +344,7 @@ def main():
            "p99_ms": percentile(starts, 99), "max_ms": max(starts, default=float("nan")), "wall_s": wall,
            "cpu_busy_pct": cpu, "cpu_ms_per_session": per_cpu, "cpu_wait_ms_per_session": per_wait,
            "running_at_hold": len(started), "registry_at_hold": seen, "registry_after": left,
+           "fifo_dirs_left": dirs_left,
            "schedstat": {k: {"processes": v[0], "cpu_ms": v[1] / 1e6, "cpu_wait_ms": v[2] / 1e6, "runs": v[3]}
                          for k, v in sched.items()}}
     def ms(v):
@@ -346,6 +363,15 @@ def main():
         print("         %4d x %s" % (c, k[:200]))
     for i, rc, msg in failures[:1]:
         print("         e.g. session %d, exit status %s: %s" % (i, rc, " | ".join(m[:200] for m in msg) or "(no stderr)"))
+    if dirs_left:
+        inside = set()
+        for d in dirs_left:
+            try:
+                inside.update(os.listdir(d))
+            except OSError:
+                pass
+        print("         %d x bwsh-netns's directory left in /tmp after the end (holding: %s)"
+              % (len(dirs_left), ", ".join(sorted(inside)) or "nothing"))
     if "--detail" in opts:
         print("         per session started, by process (/proc/PID/schedstat at the hold): CPU time, time waiting"
               " for a CPU, times it ran")

@@ -8,7 +8,8 @@
 # max of the start time, from the exec of bwsh to the command running in
 # the sandbox; the wall time from the release to the last start; CPU time
 # and time spent waiting for a CPU per session; and the live registry
-# entries once all had started, against the sessions running.  The policy
+# entries once all had started, against the sessions running (and any
+# directory of bwsh-netns's left in /tmp after the end).  The policy
 # sets max_sessions to N, so that one entry counted too many in the storm
 # of one user refuses a session.  Then the largest storm of one user again
 # with network "shared" (no network namespace), "none" and "private", each
@@ -53,6 +54,8 @@ cleanup()
   for u in $users; do
     # By pid: only processes of the users this run made.
     for p in $(ps -o pid= -u "$u" 2>/dev/null); do kill -KILL "$p" 2>/dev/null || true; done
+    # What a storm's failed sessions left in /tmp (storm.py counts them).
+    find /tmp -maxdepth 1 -name 'bwsh-net.*' -user "$u" -exec rm -rf {} + 2>/dev/null || true
     userdel -f "$u" 2>/dev/null || true
   done
   umount "$out/run" 2>/dev/null || true

@@ -61,6 +61,25 @@ def fifo_dirs(uids):
     return found
 
 
+def instructions(bwsh, user):
+    """Instructions `bwsh -c true` runs as @user before its exec of bwrap
+    (callgrind; @bwsh is a build whose bwrap path points nowhere), or None."""
+    pw = pwd.getpwnam(user)
+    out = os.path.join(pw.pw_dir, ".storm-callgrind")
+    env = {"PATH": "/usr/bin:/bin", "HOME": pw.pw_dir, "USER": user, "LOGNAME": user, "LANG": "C.UTF-8"}
+    subprocess.run(["setpriv", "--reuid", user, "--regid", user, "--init-groups", "--", "valgrind",
+                    "--tool=callgrind", "--callgrind-out-file=" + out, bwsh, "-c", "true"], env=env,
+                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with open(out) as f:
+            return next((int(ln.split()[1]) for ln in f if ln.startswith("summary:")), None)
+    except OSError:
+        return None
+    finally:
+        if os.path.exists(out):
+            os.unlink(out)
+
+
 def percentile(v, p):
     """Nearest rank: the smallest value with at least p % of them at or below it."""
     s = sorted(v)
@@ -216,6 +235,8 @@ def main():
             opts[a] = next(it)
         elif a == "--perf-lock":
             opts[a] = next(it)
+        elif a == "--registry-cost":
+            opts[a] = next(it)
         elif a == "--detail":
             opts[a] = True
         else:
@@ -263,6 +284,7 @@ def main():
                 break
             time.sleep(0.05)
         time.sleep(0.5)
+    cost0 = instructions(opts["--registry-cost"], users[0]) if "--registry-cost" in opts else None
     started = set()
     dirs_before = fifo_dirs(uids)
     busy0, total0 = cpu_ticks()
@@ -303,6 +325,8 @@ def main():
         perf.send_signal(signal.SIGINT)
         perf.wait()
     seen = registry(bwshctl, names)
+    # One more session of the first user, now that the storm's are live.
+    cost1 = instructions(opts["--registry-cost"], users[0]) if "--registry-cost" in opts else None
 
     for s in sessions.values():
         os.close(s["stdin"])
@@ -378,6 +402,15 @@ def main():
         k = max(1, len(started))
         for name, v in sorted(sched.items(), key=lambda kv: -kv[1][1]):
             print("           %-30s %7.1f ms %9.1f ms %7.0f" % (name, v[1] / 1e6 / k, v[2] / 1e6 / k, v[3] / k))
+    if "--registry-cost" in opts:
+        row["registry_cost"] = {"instructions_alone": cost0, "instructions_with_storm": cost1}
+        if cost0 and cost1:
+            print("         bwsh's own instructions (callgrind, up to its exec of bwrap): %s with no live session,"
+                  " %s with these %d live: %s per live session (the registry's count)"
+                  % (format(cost0, ","), format(cost1, ","), len(started),
+                     format(round((cost1 - cost0) / max(1, len(started))), ",")))
+        else:
+            print("         (callgrind of bwsh failed: no registry cost)")
     if perf:
         locks = perf_locks(opts["--perf-lock"])
         row["locks"] = [{"lock": k, "contended": c, "wait_ms": t, "max_ms": w} for k, c, t, w in locks]

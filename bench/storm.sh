@@ -12,9 +12,12 @@
 # directory of bwsh-netns's left in /tmp after the end).  The policy
 # sets max_sessions to N, so that one entry counted too many in the storm
 # of one user refuses a session.  Then the largest storm of one user again
-# with network "shared" (no network namespace), "none" and "private", each
-# broken down by process and, where `perf lock` works, by the kernel locks
-# its sessions waited for: what serialises a storm.
+# (max_sessions = 0, as shipped) with network "shared" (no network
+# namespace), "none" and "private", each broken down by process and, where
+# `perf lock` works, by the kernel locks its sessions waited for; with
+# "none", bwsh's own instructions are counted (callgrind) with no live
+# session and with the storm's live: the registry's count.  That is what
+# serialises a storm.
 # Measured, never asserted; it exits non-zero only when it cannot run.
 # About 10 to 15 minutes on 2 CPUs for the default sizes.
 #
@@ -34,7 +37,7 @@ if [ -z "${BWSH_STORM_NS:-}" ]; then
 fi
 . "$top/scripts/deps.sh"
 # shellcheck disable=SC2086
-bwsh_install_deps $BWSH_BUILD_DEPS python3 passt bubblewrap
+bwsh_install_deps $BWSH_BUILD_DEPS python3 passt bubblewrap valgrind
 [ $# -gt 0 ] || set -- 50 100 200
 max=0
 for n in "$@"; do [ "$n" -gt "$max" ] && max=$n; done
@@ -73,6 +76,12 @@ cmake -S "$top" -B "$b" -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DBWSH_BENCH
   -DCMAKE_INSTALL_PREFIX="$stage" -DBWSH_RUNSTATEDIR="$out/run" >/dev/null
 cmake --build "$b" -j2 >"$out/build.log" 2>&1 || { tail -n 20 "$out/build.log" >&2; exit 1; }
 cmake --install "$b" >/dev/null
+# The same, its bwrap path pointing nowhere: bwsh does all its work, the
+# registry's included, then fails at the exec, so callgrind can count it.
+cmake -S "$top" -B "$out/noexec" -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DBWSH_BENCH=OFF -DBWSH_MAN=OFF \
+  -DBWSH_BWRAP_PATH=/nonexistent/bwrap -DCMAKE_INSTALL_PREFIX="$stage" -DBWSH_RUNSTATEDIR="$out/run" >/dev/null
+cmake --build "$out/noexec" -j2 --target bwsh >>"$out/build.log" 2>&1 || { tail -n 20 "$out/build.log" >&2; exit 1; }
+chmod -R a+rX "$out/noexec"
 # The registry (run/bwsh/sessions, and its users' part bwsh writes to as
 # the user) as the package's tmpfiles.d makes it.
 systemd-tmpfiles --create "$stage/lib/tmpfiles.d/bwsh.conf"
@@ -126,12 +135,13 @@ hdr()
 hdr
 mkdir "$out/cells"
 cell=0
-# storm MODE N USERS [ARG...]: one storm and its row (ARG: storm.py's options).
+# storm MODE N USERS MAX [ARG...]: one storm and its row, with max_sessions =
+# MAX (ARG: storm.py's options).
 storm()
 {
-  s_mode=$1 s_n=$2 s_users=$3
-  shift 3
-  policy "$s_mode" "$s_n"
+  s_mode=$1 s_n=$2 s_users=$3 s_max=$4
+  shift 4
+  policy "$s_mode" "$s_max"
   cell=$((cell + 1))
   d=$out/cells/$cell-$s_mode-$s_n-$s_users
   mkdir "$d"
@@ -144,8 +154,8 @@ storm()
 }
 for mode in none private; do
   for n in "$@"; do
-    storm "$mode" "$n" 1
-    storm "$mode" "$n" "$n"
+    storm "$mode" "$n" 1 "$n"
+    storm "$mode" "$n" "$n" "$n"
   done
 done
 
@@ -157,12 +167,14 @@ if command -v perf >/dev/null && perf lock record -o "$out/perf.check" -- true >
 else
   echo "   (perf lock record does not work here: the kernel locks are left out; Debian: linux-perf)"
 fi
+echo "   (max_sessions = 0 here, as shipped: a registration counts the live entries once; with a limit,"
+echo "   admission counts them too.  With network none, bwsh's own instructions are counted with no live session"
+echo "   and with the storm's: the registry's count)"
 hdr
 for mode in shared none private; do
-  if $perf; then
-    storm "$mode" "$max" 1 --detail --perf-lock "$out/cells/perf-$mode.data"
-  else
-    storm "$mode" "$max" 1 --detail
-  fi
+  set -- --detail
+  $perf && set -- "$@" --perf-lock "$out/cells/perf-$mode.data"
+  [ "$mode" = none ] && set -- "$@" --registry-cost "$out/noexec/shell/bwsh"
+  storm "$mode" "$max" 1 0 "$@"
 done
 echo "== done; $(cut -d' ' -f1-3 /proc/loadavg) load at the end"

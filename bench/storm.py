@@ -3,6 +3,7 @@
 """One login storm (#27): N bwsh sessions released at once by one barrier.
 
   storm.py BWSH BWSHCTL N USER[,USER...] [--json FILE] [--detail] [--perf-lock FILE]
+           [--registry-cost NOEXEC_BWSH]
 
 Session i runs as USER number i % (number of users), started the way a login
 shell is: a forked child takes the user's uid, gid and groups, waits on the
@@ -25,7 +26,11 @@ figures are those of the sessions that started):
 then the reasons for any failure.  --detail adds the schedstat figures by
 process; --perf-lock FILE records the storm's kernel lock contention with
 `perf lock record` attached to the waiting sessions (so only their own
-waits count, whatever else the machine runs) and prints it by lock.
+waits count, whatever else the machine runs) and prints it by lock;
+--registry-cost counts, with callgrind, the instructions of one more
+`NOEXEC_BWSH -c true` of the first user (a build whose bwrap path points
+nowhere) before the storm and at the hold: the difference is the
+registry's count of the storm's live sessions.
 """
 import json, os, pwd, re, selectors, signal, subprocess, sys, time
 

@@ -45,7 +45,7 @@ ssh_start main snippet 'AcceptEnv TLOG_*'
 interactive()
 {
   IT_RC=0
-  timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_type.py" "$@" -- ssh -tt -F "$SSH_CFG" "${SSH_EXTRA[@]}" t \
+  timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type "$@" -- ssh -tt -F "$SSH_CFG" "${SSH_EXTRA[@]}" t \
     >"$IT_TMP/out" 2>"$IT_TMP/err" </dev/null || IT_RC=$?
   it_collect
 }
@@ -110,7 +110,7 @@ script -qec "tlog-play -r file -i $IT_TMP/rec.json -g end" /dev/null >"$IT_TMP/p
 grep -q REC-42 "$IT_TMP/play.out" || it_fail "tlog-play does not show the marker: $(cat "$IT_TMP/play.out")"
 
 it_check "from inside, the recorder cannot be seen or killed; outside, it runs"
-timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_type.py" 'echo HELD-$((6*7))' \
+timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo HELD-$((6*7))' \
   'for p in /proc/[0-9]*; do cat $p/comm; done 2>/dev/null | sort -u | tr "\n" " "; echo' \
   'sleep 6' 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
 held=$!

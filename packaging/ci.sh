@@ -83,7 +83,7 @@ pamdir=$(dpkg-query -L libpam-modules | sed -n "s#^\(.*/$multiarch/security\)/pa
 [ -n "$pamdir" ] || fail "cannot find Debian's PAM directory"
 dpkg-query -L bwsh | grep -qx "$pamdir/pam_bwsh.so" || fail "pam_bwsh.so is not installed to Debian's PAM directory $pamdir"
 echo "pam_bwsh.so in $pamdir, beside pam_unix.so"
-for p in /usr/bin/bwsh /usr/bin/bwshctl /usr/libexec/bwsh/bwsh-netns "$pamdir/pam_bwsh.so" /etc/bwsh/bwsh.conf \
+for p in /usr/bin/bwsh /usr/bin/bwshctl /usr/libexec/bwsh/bwsh-netns /usr/libexec/bwsh/bwsh-landlock "$pamdir/pam_bwsh.so" /etc/bwsh/bwsh.conf \
   /usr/share/bash-completion/completions/bwshctl \
   /usr/share/pam-configs/bwsh /usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf \
   /usr/share/doc/bwsh/examples/pam.d/bwsh-session /usr/share/bwsh/config.schema.json /usr/share/bwsh/apparmor/bwsh; do
@@ -228,6 +228,7 @@ step "build the rpm"
 rpm=$(ls "$out"/bwsh-*.rpm)
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/bin/bwsh || fail "the rpm lacks /usr/bin/bwsh"
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-netns || fail "the rpm lacks the network helper /usr/libexec/bwsh/bwsh-netns"
+rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-landlock || fail "the rpm lacks the recording's Landlock helper /usr/libexec/bwsh/bwsh-landlock"
 rpm -qp --configfiles "$rpm" 2>/dev/null | grep -qx /etc/bwsh/bwsh.conf || fail "bwsh.conf is not %config in the rpm"
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/lib/tmpfiles.d/bwsh.conf || fail "the rpm lacks its tmpfiles.d snippet (the registry)"
 rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'groupadd -r bwsh' || fail "the rpm does not create the group bwsh"

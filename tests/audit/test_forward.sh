@@ -223,6 +223,35 @@ print("collector: %d events compared, %d fields, %d differences" % (len(local.ke
       file=sys.stderr)
 sys.exit(1 if bad or fields == 0 else 0)
 PY
+it_check "a recorded session (record = \"tty\"): tlog's own entries reach the collector too"
+if command -v tlog-rec >/dev/null; then
+  # tlog-rec adds a utmp record: this namespace's /run gets the file.
+  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+  DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-forward-$IT_USER.conf
+  mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+  it_defer rm -f "$DROPIN"
+  printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$DROPIN"
+  chmod 644 "$DROPIN"
+  # shellcheck disable=SC2016 # expanded by the session's shell
+  timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo FWD-$((6*7))' -- \
+    ssh -tt -F "$SSH_CFG" t >"$IT_TMP/rec.out" 2>&1 </dev/null || it_fail "the recorded session failed: $(cat "$IT_TMP/rec.out")"
+  journal_wait_for 1 "MESSAGE_ID=1a8e21917dfe4e299bfe3dbdfebb9ad3" "BWSH_USER=$IT_USER" || exit 1
+  rec=$(journal_field "$(journal_json "MESSAGE_ID=1a8e21917dfe4e299bfe3dbdfebb9ad3" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
+  arrived=0
+  for _ in $(seq 300); do
+    arrived=$(journalctl -D "$REMOTE_DIR" -o json --no-pager "TLOG_REC=$rec" 2>/dev/null | grep -c 'FWD-42')
+    [ "$arrived" -ge 1 ] && break
+    sleep 0.1
+  done
+  [ "$arrived" -ge 1 ] || { forward_logs; it_fail "tlog's entries of recording $rec did not reach the collector"; }
+  [ "$(journalctl -D "$REMOTE_DIR" -o json --no-pager "MESSAGE_ID=1a8e21917dfe4e299bfe3dbdfebb9ad3" "BWSH_TLOG_REC=$rec" \
+    2>/dev/null | grep -c .)" = 1 ] || it_fail "bwsh's recording event of $rec is not on the collector"
+else
+  . "$BWSH_SOURCE_DIR/scripts/deps.sh"
+  [ -z "$(bwsh_available tlog)" ] || { it_fail "tlog-rec is missing (package tlog)"; exit 1; }
+  it_log "this release has no tlog package: no recorded session to forward"
+fi
+
 kill -0 "$UPLOAD_PID" 2>/dev/null || { forward_logs; it_fail "journal-upload exited"; }
 kill -0 "$REMOTE_PID" 2>/dev/null || { forward_logs; it_fail "journal-remote exited"; }
 printf 'RESULT audit_forward sessions=%s sessions_seconds=%s collector_seconds=%s\n' "$N" \

@@ -313,10 +313,6 @@ main (int argc, char **argv)
    * now means the configuration changed in between, or someone set it. */
   announced = getenv ("BWSH_PLAN");
   bwsh_plan_digest (s->plan, digest);
-  /* Without pam_bwsh's registration nobody else records the session; with
-   * it, bwsh records what the session runs.  What bwrap does after the exec
-   * (its own errors, the shell's exit status) no longer passes through
-   * bwsh: bwrap reports those on the terminal. */
   /* Recorded or not, decided before anything starts: with record =
    * "required", a recorder that cannot run refuses the session here. */
   r = bwsh_recording_decide (s->plan, &cmd, isatty (STDIN_FILENO), &recording, &err);
@@ -327,6 +323,10 @@ main (int argc, char **argv)
       cmd.recorder = bwsh_tlog_rec_path ();
       cmd.term = plan_term (s->plan);
     }
+  /* Without pam_bwsh's registration nobody else records the session; with
+   * it, bwsh records what the session runs.  What bwrap does after the exec
+   * (its own errors, the shell's exit status) no longer passes through
+   * bwsh: bwrap reports those on the terminal. */
   if (!s->admission->registered)
     register_session (s, digest);
   bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered, recording);
@@ -338,8 +338,7 @@ main (int argc, char **argv)
     r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, die_launch, &err);
   else
     {
-      if (cmd.recorder != NULL)
-        bwsh_front_recording ();
+      bwsh_front_recording (&cmd);
       r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
     }
   if (err.errnum == 0)

@@ -101,16 +101,16 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
   BwshEvent ev = BWSH_EVENT_INIT (pam_recorded ? BWSH_EVENT_COMMAND : BWSH_EVENT_ALLOWED);
   _cleanup_free_ char *command = command_string (p, cmd), *line = NULL;
   const char *announced = getenv ("BWSH_SESSION_ID");
-  char *session_id = started_session_id, addr[64];
+  char addr[64];
   int64_t mounts = 0;
 
   /* pam_bwsh's id joins this event to its allowed and ended ones; without
    * pam_bwsh, or with an id it did not make, the session gets its own. */
   started_id = id;
   if (pam_recorded && bwsh_session_id_valid (announced))
-    snprintf (session_id, sizeof started_session_id, "%s", announced);
-  else if (bwsh_session_id_new (session_id) < 0)
-    session_id[0] = '\0';
+    snprintf (started_session_id, sizeof started_session_id, "%s", announced);
+  else if (bwsh_session_id_new (started_session_id) < 0)
+    started_session_id[0] = '\0';
   ssh_source (addr, sizeof addr, &ev.source_port);
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
@@ -120,7 +120,7 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
                 id->name, command != NULL ? command : "?")
       < 0)
     line = NULL;
-  ev.session_id = session_id[0] != '\0' ? session_id : NULL;
+  ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
   ev.source_address = addr[0] != '\0' ? addr : NULL;
   ev.origin = "bwsh";
   ev.message = line;
@@ -147,13 +147,15 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
 }
 
 void
-bwsh_front_recording (void)
+bwsh_front_recording (const BwshCommand *cmd)
 {
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_RECORDING);
   _cleanup_free_ char *line = NULL;
   char rec[BWSH_TLOG_REC_ID_MAX] = "";
   const char *user = started_id != NULL ? started_id->name : "?";
 
+  if (cmd->recorder == NULL)
+    return;
   /* This process is about to become tlog-rec: its id is known now. */
   if (bwsh_tlog_rec_id (getpid (), rec) < 0)
     rec[0] = '\0';

@@ -115,8 +115,7 @@ attempt (const BwshPlan *p, const BwshCommand *cmd, void (*fail) (const BwshErro
             }
 #endif
       /* This child becomes tlog-rec: a recording of its own per attempt. */
-      if (cmd->recorder != NULL)
-        bwsh_front_recording ();
+      bwsh_front_recording (cmd);
       bwsh_exec_plan (p, cmd, bwsh_bwrap_path (), &err);
       /* bwsh's own failure (the network, the exec), not bwrap's setup:
        * no second attempt would fare better.  Say so, then fail as bwsh
@@ -202,7 +201,6 @@ bwsh_guarded_launch (BwshPlan *p, const BwshCommand *cmd, const char *user, void
   if (r < 0)
     return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   /* Nothing of the user's is left: the plain exec, unguarded. */
-  if (cmd->recorder != NULL)
-    bwsh_front_recording ();
+  bwsh_front_recording (cmd);
   return bwsh_exec_plan (p, cmd, bwsh_bwrap_path (), err);
 }

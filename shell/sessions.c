@@ -49,53 +49,104 @@ need_root (const char *cmd)
   return -1;
 }
 
-/* Whether a recorder runs for the session: a process of its user that is
- * tlog-rec (by its executable), in this pid namespace (outside every
- * sandbox: inside, the user could run tlog-rec too), and @e's process or
- * one of its descendants. */
-static bool
-recorded (const BwshSessionEntry *e)
+/* A process as /proc/PID/status shows it. */
+typedef struct
 {
-  _cleanup_closedir_ DIR *proc = opendir ("/proc");
-  char self_ns[64] = "", rec[PATH_MAX];
-  const char *want = bwsh_tlog_rec_path ();
+  pid_t pid, ppid;
+  uid_t uid;
+  uint64_t start; /* set by signal_subtree(): with pid, one process */
+} Proc;
+
+static int
+read_procs (Proc **ret, size_t *ret_n)
+{
+  _cleanup_closedir_ DIR *d = opendir ("/proc");
+  Proc *v = NULL;
+  size_t n = 0;
   struct dirent *de;
-  ssize_t n;
 
-  if (proc == NULL || (n = readlink ("/proc/self/ns/pid", self_ns, sizeof self_ns - 1)) < 0)
-    return false;
-  self_ns[n] = '\0';
-  while ((de = readdir (proc)) != NULL)
+  if (d == NULL)
+    return -errno;
+  while ((de = readdir (d)) != NULL)
     {
-      char path[64], ns[64];
-      long pid;
-      pid_t p;
-      struct stat st;
+      char path[64], line[256];
+      _cleanup_fclose_ FILE *f = NULL;
+      Proc p = { .pid = (pid_t) strtol (de->d_name, NULL, 10), .ppid = -1, .uid = (uid_t) -1 };
+      Proc *grown;
 
-      if (bwsh_parse_decimal (de->d_name, 1, INT32_MAX, &pid) < 0)
+      if (p.pid <= 0)
         continue;
-      snprintf (path, sizeof path, "/proc/%ld", pid);
-      if (stat (path, &st) < 0 || st.st_uid != e->uid)
+      snprintf (path, sizeof path, "/proc/%d/status", (int) p.pid);
+      f = fopen (path, "re");
+      if (f == NULL)
         continue;
-      snprintf (path, sizeof path, "/proc/%ld/exe", pid);
-      if ((n = readlink (path, rec, sizeof rec - 1)) < 0)
-        continue;
-      rec[n] = '\0';
-      if (strcmp (rec, want) != 0)
-        continue;
-      snprintf (path, sizeof path, "/proc/%ld/ns/pid", pid);
-      if ((n = readlink (path, ns, sizeof ns - 1)) < 0)
-        continue;
-      ns[n] = '\0';
-      if (strcmp (ns, self_ns) != 0)
-        continue;
-      p = (pid_t) pid;
-      for (int depth = 0; depth < 64 && p > 1; depth++)
+      while (fgets (line, sizeof line, f) != NULL)
         {
+          unsigned u;
+          int pp;
+          if (sscanf (line, "PPid: %d", &pp) == 1)
+            p.ppid = pp;
+          else if (sscanf (line, "Uid: %u", &u) == 1)
+            p.uid = u;
+        }
+      grown = realloc (v, (n + 1) * sizeof *v);
+      if (grown == NULL)
+        {
+          free (v);
+          return -ENOMEM;
+        }
+      v = grown;
+      v[n++] = p;
+    }
+  *ret = v;
+  *ret_n = n;
+  return 0;
+}
+
+/* Whether a recorder runs for the session: a process of its user, among
+ * @v (read_procs()), that is tlog-rec (by its executable), in this pid
+ * namespace (outside every sandbox: inside, the user could run tlog-rec
+ * too), and @e's process or one of its descendants. */
+static bool
+recorded (const BwshSessionEntry *e, const Proc *v, size_t n)
+{
+  const char *want = bwsh_tlog_rec_path ();
+  char self_ns[64], path[64], buf[PATH_MAX];
+  ssize_t len;
+
+  if ((len = readlink ("/proc/self/ns/pid", self_ns, sizeof self_ns - 1)) < 0)
+    return false;
+  self_ns[len] = '\0';
+  for (size_t i = 0; i < n; i++)
+    {
+      pid_t p = v[i].pid;
+
+      if (v[i].uid != e->uid)
+        continue;
+      snprintf (path, sizeof path, "/proc/%d/exe", (int) p);
+      if ((len = readlink (path, buf, sizeof buf - 1)) < 0)
+        continue;
+      buf[len] = '\0';
+      if (strcmp (buf, want) != 0)
+        continue;
+      snprintf (path, sizeof path, "/proc/%d/ns/pid", (int) p);
+      if ((len = readlink (path, buf, sizeof buf - 1)) < 0)
+        continue;
+      buf[len] = '\0';
+      if (strcmp (buf, self_ns) != 0)
+        continue;
+      /* Up the tree, as read, to the session's process. */
+      for (size_t depth = 0; depth < n && p > 1; depth++)
+        {
+          size_t j;
+
           if (p == e->pid)
             return true;
-          if (bwsh_pid_parent (p, &p) < 0)
+          for (j = 0; j < n && v[j].pid != p; j++)
+            ;
+          if (j == n)
             break;
+          p = v[j].ppid;
         }
     }
   return false;
@@ -194,11 +245,12 @@ cmd_sessions (int argc, char **argv)
 {
 
   _cleanup_close_ int dirfd = -1;
+  _cleanup_free_ Proc *procs = NULL;
   BwshSessionList l = { 0 };
   BwshError err = { 0 };
   Options o = { 0 };
   const char *operand;
-  size_t n = 0;
+  size_t n = 0, n_procs = 0;
   json_t *arr = NULL;
   bool json;
   int r;
@@ -225,6 +277,9 @@ cmd_sessions (int argc, char **argv)
       print_error ("cannot read the session registry", &err);
       return 1;
     }
+  /* One read of the processes for every session's RECORDED column. */
+  if (read_procs (&procs, &n_procs) < 0)
+    n_procs = 0;
   if (json)
     arr = json_array ();
   else
@@ -233,7 +288,7 @@ cmd_sessions (int argc, char **argv)
   for (size_t i = 0; i < l.n; i++)
     {
       const BwshSessionEntry *e = &l.items[i];
-      bool stale = policy_changed (e), rec = recorded (e);
+      bool stale = policy_changed (e), rec = recorded (e, procs, n_procs);
       char when[32];
       struct tm tm;
       time_t t = (time_t) e->start;
@@ -284,59 +339,6 @@ cmd_sessions (int argc, char **argv)
 }
 
 /* ------------------------------------------------------ ending sessions */
-
-typedef struct
-{
-  pid_t pid, ppid;
-  uid_t uid;
-  uint64_t start; /* set by signal_subtree(): with pid, one process */
-} Proc;
-
-static int
-read_procs (Proc **ret, size_t *ret_n)
-{
-  _cleanup_closedir_ DIR *d = opendir ("/proc");
-  Proc *v = NULL;
-  size_t n = 0;
-  struct dirent *de;
-
-  if (d == NULL)
-    return -errno;
-  while ((de = readdir (d)) != NULL)
-    {
-      char path[64], line[256];
-      _cleanup_fclose_ FILE *f = NULL;
-      Proc p = { .pid = (pid_t) strtol (de->d_name, NULL, 10), .ppid = -1, .uid = (uid_t) -1 };
-      Proc *grown;
-
-      if (p.pid <= 0)
-        continue;
-      snprintf (path, sizeof path, "/proc/%d/status", (int) p.pid);
-      f = fopen (path, "re");
-      if (f == NULL)
-        continue;
-      while (fgets (line, sizeof line, f) != NULL)
-        {
-          unsigned u;
-          int pp;
-          if (sscanf (line, "PPid: %d", &pp) == 1)
-            p.ppid = pp;
-          else if (sscanf (line, "Uid: %u", &u) == 1)
-            p.uid = u;
-        }
-      grown = realloc (v, (n + 1) * sizeof *v);
-      if (grown == NULL)
-        {
-          free (v);
-          return -ENOMEM;
-        }
-      v = grown;
-      v[n++] = p;
-    }
-  *ret = v;
-  *ret_n = n;
-  return 0;
-}
 
 static void
 sleep_ms (long ms)

@@ -107,13 +107,8 @@ it_assert_eq unlocked "$(journal_field "$(journal_json "MESSAGE_ID=$MSG_LOCK" "B
 
 it_check "max_sessions = 1: the second concurrent session is refused with a limit event"
 printf 'max_sessions = 1;\n' >>"$SSH_POLICY"
-ssh -F "$SSH_CFG" t 'sleep 30' </dev/null >/dev/null 2>&1 &
-holder=$!
-it_defer kill "$holder"
-for _ in $(seq 100); do
-  [ -n "$(find "$IT_PREFIX/run/bwsh/sessions" -type f 2>/dev/null)" ] && break
-  sleep 0.1
-done
+ssh_hold limit 30 || exit 1
+holder=$SSH_HOLD_PID
 ssh_run t "$SSH_PROBE"
 [ "$IT_RC" != 0 ] || it_fail "a session over max_sessions ran: $IT_OUT"
 journal_wait_for 1 "MESSAGE_ID=$MSG_LIMIT" "BWSH_USER=$IT_USER" || exit 1

@@ -20,6 +20,13 @@
 #   bd_assert_home_unchanged FILE   the home's snapshot still equals FILE
 #   bd_home_save / bd_home_restore  put the real home back (as root) after a
 #                              control run wrote into it
+#   bd_link_control CONTROL    CONTROL for a naive wrapper whose destination
+#                              goes through a link: "creates PATH" as given
+#                              where bwrap follows it onto the host, "fails"
+#                              where bwrap resolves it in the new root
+#   bd_assert_control CONTROL  what ov_naive just did is CONTROL: "creates
+#                              PATH" (the user's PATH made on the host) or
+#                              "fails" (bwrap cannot start: the lockout)
 
 # shellcheck source=ov_lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/ov_lib.sh"
@@ -107,4 +114,42 @@ bd_home_restore()
 {
   find "$H" -mindepth 1 -maxdepth 1 ! -name project -exec rm -rf {} +
   tar -C "$H" -xpf "$IT_TMP/home.tar"
+}
+
+# bwrap 0.12 resolves a destination's parents inside the new root
+# (CVE-2026-87766, GHSA-pxhw-h44j-8pfx): a link to /oldroot/... no longer
+# leads onto the host, and the naive wrapper stops at "Can't mkdir parents"
+# instead, which is the other half of the attack: every login under it
+# refused.  Debian 12 has 0.8.0, Debian 13 0.11.0 and later 0.12.0 as an
+# update.  bwsh must hold on both, so the control says which one this is.
+bd_link_control()
+{
+  local v
+  v=$("$OV_BWRAP" --version | awk '{ print $2 }')
+  if [ "$1" != fails ] && [ "$(printf '%s\n0.12.0\n' "$v" | sort -V | head -n 1)" = 0.12.0 ]; then
+    it_log "bwrap $v resolves destinations in the new root: the control is the lockout, not $1"
+    echo fails
+  else
+    echo "$1"
+  fi
+}
+
+bd_assert_control()
+{
+  local control=$1 path
+  case $control in
+    creates\ *)
+      path=${control#creates }
+      it_assert_out_has NAIVE-RAN
+      it_assert_exists "$path"
+      [ "$(stat -c %u "$path" 2>/dev/null)" = "$IT_UID" ] || it_fail "$path is not the user's"
+      rm -rf "$path"
+      ;;
+    fails)
+      [ "$IT_RC" != 0 ] || it_fail "the naive wrapper started"
+      it_assert_err_has "Can't mkdir"
+      it_assert_out_lacks NAIVE-RAN
+      ;;
+    *) it_fail "bd_assert_control: unknown control $control" ;;
+  esac
 }

@@ -76,6 +76,8 @@ ov_put_sftp()
 
 OV_NAIVE_HOME=
 OV_NAIVE_EXTRA=()
+# The bwrap on PATH, which bd_link_control asks for its version.
+OV_BWRAP=$(command -v bwrap)
 OV_NAIVE_MKDIR=0
 
 ov_naive()
@@ -106,7 +108,7 @@ PY
   IT_RC=0
   timeout -k 5 60 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     env -i HOME="$H" PATH=/usr/bin:/bin \
-    bwrap --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    "$OV_BWRAP" --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
     --symlink usr/sbin /sbin --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs /tmp --tmpfs /run \
     "${home[@]}" "${binds[@]}" "${OV_NAIVE_EXTRA[@]}" --unshare-pid --die-with-parent -- /bin/sh -c "$cmd" \
     </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?

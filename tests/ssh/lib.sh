@@ -146,6 +146,11 @@ ssh_start()
       printf 'PubkeyAuthentication yes\nAuthorizedKeysFile .ssh/authorized_keys\nStrictModes yes\n'
       printf 'PermitRootLogin no\nAllowUsers %s\nLogLevel VERBOSE\nMaxStartups 200\nMaxSessions 100\n' "$IT_USER"
       printf 'AcceptEnv LANG LC_* BWSH_TEST_*\n'
+      # OpenSSH 9.8 and later (Debian 13) penalise a source address whose
+      # connections end without a session (PerSourcePenalties, on by
+      # default) and then reset its next connections: every client here
+      # is 127.0.0.1, and the tests refuse sessions on purpose.
+      if grep -qa persourcepenalties /usr/sbin/sshd; then printf 'PerSourcePenalties no\n'; fi
       for line in "$@"; do printf '%s\n' "$line"; done
       grep -qi '^Subsystem' <<<"$*" || printf 'Subsystem sftp %s\n' "$SSH_SFTP_SERVER"
       # Debian's order: the drop-ins first, then the server's own settings,
@@ -219,6 +224,27 @@ ssh_run()
   IT_RC=0
   timeout -k 5 60 ssh -F "$SSH_CFG" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
   it_collect
+}
+
+# ssh_hold NAME [SECONDS]: one ssh session of IT_USER that lasts SECONDS
+# (60 by default) or until it is killed; its pid in SSH_HOLD_PID, its output
+# in $IT_TMP/hold.NAME.{out,err}.  Returns once the sandboxed shell printed,
+# so the session is registered and live; fails the test when it did not
+# start within 90 s (a login on a loaded 2-CPU root takes seconds, not ten).
+ssh_hold()
+{
+  local name=$1 secs=${2:-60}
+  timeout -k 5 $((secs + 120)) ssh -F "$SSH_CFG" t "echo started; exec sleep $secs" </dev/null \
+    >"$IT_TMP/hold.$name.out" 2>"$IT_TMP/hold.$name.err" &
+  SSH_HOLD_PID=$!
+  it_defer kill "$SSH_HOLD_PID"
+  for _ in $(seq 900); do
+    grep -q started "$IT_TMP/hold.$name.out" && return 0
+    kill -0 "$SSH_HOLD_PID" 2>/dev/null || break
+    sleep 0.1
+  done
+  it_fail "the held session $name did not start: $(cat "$IT_TMP/hold.$name.err")"
+  return 1
 }
 
 # ssh_lkg_key: the name of $SSH_POLICY's last good copy (core/lkg.h).

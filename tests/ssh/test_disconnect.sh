@@ -2,7 +2,8 @@
 # A sandbox ends with the service's process that started it, also when
 # bwsh waits in between (a guarded launch: the user's overlay has entries,
 # shell/guard.c).  Unguarded, bwrap is the child of sshd's session process
-# ("sshd: USER@notty") and its --die-with-parent ends the sandbox when that
+# ("sshd: USER@notty"; "sshd-session: USER@notty" from OpenSSH 9.8 on,
+# Debian 13) and its --die-with-parent ends the sandbox when that
 # process dies.  Guarded, bwsh is bwrap's parent and must die with sshd's
 # process the same way (PR_SET_PDEATHSIG), or the command would run on with
 # nobody to end it.  The unguarded session is the control.
@@ -21,8 +22,9 @@ disconnect()
   local what=$1 client session i
   timeout -k 5 120 ssh -F "$SSH_CFG" t 'echo up; exec sleep 300' </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" &
   client=$!
-  for ((i = 0; i < 200; i++)); do
+  for ((i = 0; i < 1800; i++)); do
     grep -qx up "$IT_TMP/out" 2>/dev/null && break
+    kill -0 "$client" 2>/dev/null || break
     sleep 0.05
   done
   grep -qx up "$IT_TMP/out" || { it_fail "$what: the session never started: $(cat "$IT_TMP/err")"; return; }
@@ -32,7 +34,7 @@ disconnect()
       || it_fail "(premise) no bwsh waits in a guarded session"
   fi
   # sshd's session process of the user, the parent of bwsh (or of bwrap).
-  session=$(pgrep -u "$IT_UID" -f "^sshd: $IT_USER@notty" | head -n 1)
+  session=$(pgrep -u "$IT_UID" -f "^sshd(-session)?: $IT_USER@notty" | head -n 1)
   [ -n "$session" ] || { it_fail "$what: no sshd session process"; return; }
   kill -KILL "$session"
   wait "$client" 2>/dev/null
@@ -44,7 +46,7 @@ disconnect()
   done
   it_fail "$what: the sandbox outlived sshd's session process by 10 s: $(sandbox_procs)"
 }
-sandbox_procs() { ps -o pid=,comm= -U "$IT_UID" | awk '$2 != "sshd" && $2 !~ /^sshd:/ { print }'; }
+sandbox_procs() { ps -o pid=,comm= -U "$IT_UID" | awk '$2 !~ /^sshd(-session)?:?$/ { print }'; }
 
 it_check "(control) unguarded: the sandbox ends with sshd's session process"
 disconnect unguarded

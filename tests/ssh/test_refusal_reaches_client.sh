@@ -79,11 +79,8 @@ it_assert_absent "$IT_HOME/project/f.txt"
 
 it_check "max_sessions: the reason on stderr of the login over the limit"
 printf 'max_sessions = 1;\n' >>"$SSH_POLICY"
-timeout -k 5 90 ssh -F "$SSH_CFG" t 'echo started; exec sleep 30' </dev/null >"$IT_TMP/hold.out" 2>"$IT_TMP/hold.err" &
-holder=$!
-it_defer kill "$holder"
-for _ in $(seq 150); do grep -q started "$IT_TMP/hold.out" && break; sleep 0.1; done
-grep -q started "$IT_TMP/hold.out" || it_fail "the first session did not start: $(cat "$IT_TMP/hold.err")"
+ssh_hold first 30 || exit 1
+holder=$SSH_HOLD_PID
 client sftp "${CL[@]}" -b "$IT_TMP/batch" t
 assert_refused_on_stderr "bwsh: $IT_USER has 1 sessions open, at most 1 are allowed (max_sessions)"
 kill "$holder" 2>/dev/null

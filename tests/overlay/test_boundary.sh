@@ -218,7 +218,7 @@ profile" "$(ls "$OUTSIDE")" "markers the outside shells wrote"
 # directories whose listing must not change.
 dest_case()
 {
-  local name=$1 links=$2 dst=$3 reason=$4 control=$5 created= cfg w
+  local name=$1 links=$2 dst=$3 reason=$4 control=$5 created='' cfg w
   shift 5
   case $control in creates\ *) created=${control#creates } ;; esac
   cfg=$IT_TMP/dest-$name.json

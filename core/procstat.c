@@ -42,7 +42,7 @@ int
 bwsh_pid_parent (pid_t pid, pid_t *ret)
 {
   char buf[1024];
-  const char *p;
+  const char *p = NULL;
   int ppid, r = read_proc_stat (pid, buf, sizeof buf, &p);
 
   /* ") S PPID ...": field 4. */
@@ -58,7 +58,7 @@ int
 bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
 {
   char buf[1024];
-  const char *p;
+  const char *p = NULL;
   unsigned long long start;
   char state;
   int r = read_proc_stat (pid, buf, sizeof buf, &p);

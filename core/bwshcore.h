@@ -970,6 +970,10 @@ typedef struct BwshScrubEntry
 const BwshScrubEntry *bwsh_env_scrub_list (size_t *ret_n);
 /* True when pam_bwsh must remove @name from a subject's environment. */
 bool bwsh_env_must_scrub (const char *name);
+/* The first entry of the list that some name matching @pattern (an
+ * AcceptEnv pattern: "*" and "?") falls under, or NULL when none does:
+ * "LD_LIBRARY_PATH", "L*" and "*" all fall under "LD_*". */
+const BwshScrubEntry *bwsh_env_pattern_scrubbed (const char *pattern);
 
 /* ----------------------------------------------------------------- network */
 

@@ -19,6 +19,8 @@
 #include "config.h"
 
 #include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "bwshcore.h"
 #include "cleanup.h"
@@ -83,4 +85,49 @@ bwsh_env_must_scrub (const char *name)
     if (fnmatch (scrub_list[i].pattern, name, 0) == 0)
       return true;
   return false;
+}
+
+/* Whether some name matches both @a and @b, patterns with "*" and "?" (as
+ * sshd's AcceptEnv and this list write them; no brackets).  can[i][j]: the
+ * tails a+i and b+j have a common match; filled from the ends.  A "*" in
+ * one either ends (skip it) or takes the other's next character, whatever
+ * that is, a "*" included. */
+static bool
+patterns_overlap (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b), w = lb + 1;
+  _cleanup_free_ bool *can = NULL;
+
+  /* No name the scrub cares about is this long: assume the worst. */
+  if (la > 1024 || lb > 1024)
+    return true;
+  can = calloc ((la + 1) * w, sizeof *can);
+  if (can == NULL)
+    return true;
+  for (size_t i = la + 1; i-- > 0;)
+    for (size_t j = lb + 1; j-- > 0;)
+      {
+        bool r;
+        if (i == la && j == lb)
+          r = true;
+        else if (i < la && a[i] == '*')
+          r = can[(i + 1) * w + j] || (j < lb && can[i * w + j + 1]);
+        else if (j < lb && b[j] == '*')
+          r = can[i * w + j + 1] || (i < la && can[(i + 1) * w + j]);
+        else if (i == la || j == lb)
+          r = false;
+        else
+          r = (a[i] == '?' || b[j] == '?' || a[i] == b[j]) && can[(i + 1) * w + j + 1];
+        can[i * w + j] = r;
+      }
+  return can[0];
+}
+
+const BwshScrubEntry *
+bwsh_env_pattern_scrubbed (const char *pattern)
+{
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (scrub_list); i++)
+    if (patterns_overlap (pattern, scrub_list[i].pattern))
+      return &scrub_list[i];
+  return NULL;
 }

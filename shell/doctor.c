@@ -809,8 +809,6 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
 
   {
     char bad[512] = "";
-    size_t n_scrub;
-    const BwshScrubEntry *scrub = bwsh_env_scrub_list (&n_scrub);
     for (size_t i = 0; i < c->n; i++)
       {
         if (strcmp (c->keys[i], "acceptenv") != 0)
@@ -819,17 +817,20 @@ check_sshd_for (Doctor *d, const SshdConfig *c, const char *user, const char *lo
         char *save = NULL;
         if (copy == NULL)
           continue;
-        /* One example name for each pattern pam_bwsh scrubs: the list is core's. */
+        /* Every name a pattern admits, against every pattern pam_bwsh
+         * scrubs (the list is core's): named by the entry's example where
+         * the pattern admits it, else by the entry's own pattern. */
         for (char *pat = strtok_r (copy, " \t", &save); pat != NULL; pat = strtok_r (NULL, " \t", &save))
-          for (size_t k = 0; k < n_scrub; k++)
-            if (fnmatch (pat, scrub[k].example, 0) == 0)
-              {
-                size_t used = strlen (bad);
-                _cleanup_free_ char *esc = bwsh_escape (pat, strlen (pat));
-                snprintf (bad + used, sizeof bad - used, "%s%s (%s)", used > 0 ? ", " : "", esc != NULL ? esc : "?",
-                          scrub[k].example);
-                break;
-              }
+          {
+            const BwshScrubEntry *hit = bwsh_env_pattern_scrubbed (pat);
+            size_t used = strlen (bad);
+            _cleanup_free_ char *esc = NULL;
+            if (hit == NULL)
+              continue;
+            esc = bwsh_escape (pat, strlen (pat));
+            snprintf (bad + used, sizeof bad - used, "%s%s (%s)", used > 0 ? ", " : "", esc != NULL ? esc : "?",
+                      fnmatch (pat, hit->example, 0) == 0 ? hit->example : hit->pattern);
+          }
       }
     if (bad[0] != '\0')
       finding (d, LEVEL_ERROR, "AcceptEnv LANG LC_* (only names that cannot act on a program's start-up)",

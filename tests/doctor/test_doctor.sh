@@ -590,11 +590,12 @@ sshd_permituserenvironment_ld_preload)
 
 sshd_acceptenv_ld_preload)
   user_args="--user root"
-  { cat "$tmp/sshd.conf"; echo 'acceptenv LD_* XMODIFIERS'; echo 'acceptenv BASH_ENV'; } >"$tmp/s2"
+  { cat "$tmp/sshd.conf"; echo 'acceptenv LD_* XMODIFIERS'; echo 'acceptenv LANG LD_LIBRARY_PATH MALLOC_TRACE LC_*'
+    echo 'acceptenv BASH_ENV'; } >"$tmp/s2"
   fake_sshd "$tmp/s2"
   run
   expect_rc 2
-  expect_finding error "sshd: AcceptEnv lets the client set variables that act on bwsh before the sandbox starts: LD_* (LD_PRELOAD), BASH_ENV (BASH_ENV)" \
+  expect_finding error "sshd: AcceptEnv lets the client set variables that act on bwsh before the sandbox starts: LD_* (LD_PRELOAD), LD_LIBRARY_PATH (LD_*), MALLOC_TRACE (MALLOC_*), BASH_ENV (BASH_ENV)" \
     "AcceptEnv LANG LC_* (only names that cannot act on a program's start-up)"
   ;;
 

@@ -75,6 +75,37 @@ test_scrub_list_examples_match_their_patterns (void **state)
     }
 }
 
+/* doctor's AcceptEnv check: a pattern is bad when ANY name it admits is
+ * scrubbed, not only the list's example names. */
+static void
+test_acceptenv_patterns_against_the_scrub_list (void **state)
+{
+  static const struct
+  {
+    const char *pattern;
+    const char *entry; /* NULL: nothing scrubbed */
+  } cases[] = {
+    { "LD_PRELOAD", "LD_*" },     { "LD_LIBRARY_PATH", "LD_*" }, { "LD_AUDIT", "LD_*" },
+    { "L*", "LD_*" },             { "*", "LD_*" },               { "?D_PRELOAD", "LD_*" },
+    { "MALLOC_TRACE", "MALLOC_*" }, { "MALLOC_PERTURB_", "MALLOC_*" }, { "BWSH_TEST_*", "BWSH_*" },
+    { "BASH_FUNC_x%%", "BASH_FUNC_*" }, { "TZ*", "TZDIR" },      { "PS?", "PS4" },
+    { "BASH_E*", "BASH_ENV" },       { "E?V", "ENV" },              { "LANG", NULL },
+    { "LC_*", NULL },             { "TZ", NULL },                { "XMODIFIERS", NULL },
+    { "GLIBC_TUNABLE", NULL },    { "LD", NULL },                { "PS", NULL },
+    { "COLORTERM", NULL },
+  };
+
+  (void) state;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (cases); i++)
+    {
+      const BwshScrubEntry *e = bwsh_env_pattern_scrubbed (cases[i].pattern);
+      const char *got = e != NULL ? e->pattern : NULL;
+      if ((got == NULL) != (cases[i].entry == NULL) || (got != NULL && strcmp (got, cases[i].entry) != 0))
+        fail_msg ("AcceptEnv %s: falls under %s, want %s", cases[i].pattern, got != NULL ? got : "nothing",
+                  cases[i].entry != NULL ? cases[i].entry : "nothing");
+    }
+}
+
 /* The session's own variables never come from the caller. */
 static void
 test_session_variables (void **state)
@@ -244,6 +275,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_scrub_list_removes_what_acts_before_the_sandbox),
     cmocka_unit_test (test_scrub_list_examples_match_their_patterns),
+    cmocka_unit_test (test_acceptenv_patterns_against_the_scrub_list),
     cmocka_unit_test (test_session_variables),
     cmocka_unit_test (test_shell_is_bwsh_is_the_binary_not_the_name),
     cmocka_unit_test (test_services_that_never_run_the_login_shell_are_refused),

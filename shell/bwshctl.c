@@ -346,7 +346,7 @@ cmd_check (int argc, char **argv)
   r = prepare (&o, BWSH_SESSION_CHECK, &s, &err);
   /* What would fail bwrap after an accepted login, the shell first. */
   if (s != NULL && s->policy != NULL)
-    problems = bwshctl_launch_problems (s->policy, s->plan, stderr);
+    problems = bwshctl_launch_problems (s->plan, stderr);
   if (s != NULL && s->policy != NULL)
     {
       if (check_names (s->policy, o.resolve, inside, &name_errors, &warnings) < 0)
@@ -454,7 +454,7 @@ cmd_explain (int argc, char **argv)
     }
   /* What would make the login fail after it was accepted: part of the
    * answer, like a refusal, so the status stays 0. */
-  (void) bwshctl_launch_problems (s->policy, s->plan, stderr);
+  (void) bwshctl_launch_problems (s->plan, stderr);
   fputs (out, stdout);
   if (o.json)
     putchar ('\n');

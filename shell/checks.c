@@ -12,26 +12,12 @@
 
 #include "checks.h"
 
-static void
-print_at (FILE *f, const BwshSource *from)
-{
-  if (from->file == NULL)
-    return;
-  if (from->line > 0 && from->column > 0)
-    fprintf (f, "%s:%d:%d: ", from->file, from->line, from->column);
-  else if (from->line > 0)
-    fprintf (f, "%s:%d: ", from->file, from->line);
-  else
-    fprintf (f, "%s: ", from->file);
-}
-
 size_t
-bwshctl_launch_problems (const BwshPolicy *pol, const BwshPlan *plan, FILE *f)
+bwshctl_launch_problems (const BwshPlan *plan, FILE *f)
 {
   BwshError err = { 0 };
   size_t n = 0;
 
-  (void) pol;
   /* The shell first: without it nothing else matters. */
   if (plan != NULL && bwsh_plan_check_shell (plan, &err) < 0)
     {
@@ -56,11 +42,11 @@ bwshctl_print_entries (const BwshPlan *plan, FILE *f)
       _cleanup_free_ char *src = bwsh_escape_data (m->src != NULL ? m->src : "");
       _cleanup_free_ char *dest = bwsh_escape_data (m->dest);
       _cleanup_free_ char *why = m->reason != NULL ? bwsh_escape_message (m->reason) : NULL;
-      if (src == NULL || dest == NULL || (m->reason != NULL && why == NULL))
+      _cleanup_free_ char *at = bwsh_source_prefix (m->from.file, m->from.line, m->from.column);
+      if (src == NULL || dest == NULL || at == NULL || (m->reason != NULL && why == NULL))
         continue;
-      print_at (f, &m->from);
-      fprintf (f, "%s %s %s -> %s%s%s\n", bwsh_verdict_to_string (m->verdict), bwsh_mount_kind_to_string (m->kind),
-               src, dest, why != NULL ? ": " : "", why != NULL ? why : "");
+      fprintf (f, "%s%s %s %s -> %s%s%s\n", at, bwsh_verdict_to_string (m->verdict),
+               bwsh_mount_kind_to_string (m->kind), src, dest, why != NULL ? ": " : "", why != NULL ? why : "");
     }
 }
 

@@ -9,9 +9,9 @@
 #include "cleanup.h"
 
 /* Print, one line each with its file and line, every condition of the
- * policy that would make the login fail after it was accepted: the shell.
+ * plan that would make the login fail after it was accepted: the shell.
  * (Names NSS does not know: bwsh_nss_check().)  Returns how many. */
-size_t bwshctl_launch_problems (const BwshPolicy *pol, const BwshPlan *plan, FILE *f);
+size_t bwshctl_launch_problems (const BwshPlan *plan, FILE *f);
 
 /* "FILE:LINE:COL: VERDICT KIND SRC -> DEST: reason" for each overlay entry. */
 void bwshctl_print_entries (const BwshPlan *plan, FILE *f);

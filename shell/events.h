@@ -13,8 +13,7 @@ void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *m
  * the SSH client's address and port. */
 void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
                          bool pam_recorded, BwshRecording recording);
-/* The process that is about to exec @cmd (bwsh, or a guarded launch's
- * child): when @cmd is recorded, this process becomes tlog-rec, and the
- * recording event names tlog's recording id for this pid, joined to the
- * started event by BWSH_SESSION_ID.  Nothing when it is not recorded. */
-void bwsh_front_recording (const BwshCommand *cmd);
+/* The recording event, once tlog-rec, running as @recorder (a launch's
+ * child), has started bwrap: it names tlog's recording id for that pid,
+ * and is joined to the started event by BWSH_SESSION_ID. */
+void bwsh_front_recording (pid_t recorder);

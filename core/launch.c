@@ -117,7 +117,7 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   /* A recorded session: bwrap reports here that tlog-rec got as far as
    * starting it; until then, bwsh cannot tell a session from a recorder
    * that failed on its way (shell/guard.c). */
-  if (r >= 0 && cmd->recorder != NULL && cmd->status_fd > STDERR_FILENO)
+  if (r >= 0 && cmd->recorder != NULL && cmd->status_fd > 0)
     {
       char status[32];
       snprintf (status, sizeof status, "%d", cmd->status_fd);
@@ -190,7 +190,7 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
 
       if (landlock_fd >= 0 && (r = clear_cloexec (landlock_fd)) < 0)
         goto out;
-      if (cmd->status_fd > STDERR_FILENO && (r = clear_cloexec (cmd->status_fd)) < 0)
+      if (cmd->status_fd > 0 && (r = clear_cloexec (cmd->status_fd)) < 0)
         goto out;
       if (cmd->term != NULL && cmd->term[0] != '\0' && asprintf (&term, "TERM=%s", cmd->term) >= 0)
         rec_env[1] = term;

@@ -254,6 +254,30 @@ if $have_tlog; then
     || exit 1
   it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \
     "recording events of an unrecorded session"
+
+  # An entry of the user's makes the launch guarded too (shell/guard.c):
+  # both watches at once.
+  install -d -o "$IT_USER" -m 0755 "$IT_HOME/data" "$IT_HOME/.config" "$IT_HOME/.config/bwsh"
+  echo data-visible >"$IT_HOME/data/f"
+  entry=$(printf '{ "src": "%s/data", "dst": "%s/seen" }' "$IT_HOME" "$IT_HOME")
+  printf '{ "preferences": { "sandboxBwrapMounts": { "additionalROBinds": [ %s ] } } }\n' "$entry" \
+    >"$IT_HOME/.config/bwsh/config.json"
+  chown "$IT_USER" "$IT_HOME/data/f" "$IT_HOME/.config/bwsh/config.json"
+  chmod 644 "$IT_HOME/.config/bwsh/config.json"
+  it_check "record = \"tty\", recorder failing, an entry of the user's: unrecorded, the entry mounted"
+  interactive 'cat ~/seen/f'
+  it_assert_rc 0
+  it_assert_out_has data-visible
+  it_assert_out_has "bwsh: warning: $REC_FAILED"
   ssh_in_ns umount /etc/tlog
+  it_check "record = \"tty\", an entry of the user's: recorded under the id bwsh announced, the entry mounted"
+  interactive 'echo GUARDED-$((6*7))' 'cat ~/seen/f'
+  it_assert_rc 0
+  it_assert_out_has data-visible
+  journal_wait_for $((n_rec + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+  rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
+  journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+  [[ $(tlog_text "$rec") == *GUARDED-42* ]] || it_fail "the guarded session was not recorded under $rec"
+  rm -f "$IT_HOME/.config/bwsh/config.json"
 fi
 ssh_assert_no_user_processes

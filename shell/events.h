@@ -7,9 +7,10 @@
 
 /* A session bwsh refused, before bwrap ran: one event (or syslog line). */
 void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg);
-/* A sandbox bwsh is about to exec: the session-allowed event where pam_bwsh
- * did not record the session, else the command event, joined to pam_bwsh's
- * events by BWSH_SESSION_ID.  Both carry the command as it runs inside and
+/* A sandbox bwsh is about to exec (recorded: that tlog-rec has started, or
+ * that runs unrecorded because tlog-rec failed; shell/guard.c): the
+ * session-allowed event where pam_bwsh did not record the session, else the
+ * command event, joined to pam_bwsh's events by BWSH_SESSION_ID.  Both carry the command as it runs inside and
  * the SSH client's address and port. */
 void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand *cmd, const char *digest,
                          bool pam_recorded, BwshRecording recording);

@@ -305,16 +305,17 @@ drop_user_entries (BwshPlan *p, const char *user)
 }
 
 /* The recorder failed before it started bwrap: what happened, for a
- * message. */
+ * message that names the recorder first. */
 static void
 recorder_failure (Attempt a, int status, char *buf, size_t size)
 {
   if (a == ATTEMPT_RECORDER_HUNG)
-    snprintf (buf, size, "did not start it within %d s", RECORDER_START_TIMEOUT_MS / 1000);
+    snprintf (buf, size, "did not start the sandbox within %d s and was killed", RECORDER_START_TIMEOUT_MS / 1000);
   else if (WIFEXITED (status))
-    snprintf (buf, size, "exited with status %d", WEXITSTATUS (status));
+    snprintf (buf, size, "failed before it started the sandbox: it exited with status %d", WEXITSTATUS (status));
   else
-    snprintf (buf, size, "was killed by signal %d", WIFSIGNALED (status) ? WTERMSIG (status) : 0);
+    snprintf (buf, size, "failed before it started the sandbox: it was killed by signal %d",
+              WIFSIGNALED (status) ? WTERMSIG (status) : 0);
 }
 
 int
@@ -323,7 +324,7 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
              const char *user, void (*fail) (const BwshError *), BwshError *err)
 {
   Launch l = { .plan = p, .cmd = *cmd, .recording = recording, .announce = announce_fn, .fail = fail };
-  char why[96];
+  char why[128];
   int status = 0, r;
 
   for (;;)
@@ -360,14 +361,11 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
       recorder_failure (r, status, why, sizeof why);
       if (p->record == BWSH_RECORD_REQUIRED)
         {
-          bwsh_error_set (err, -EIO, NULL, 0, 0,
-                          "record = \"required\" and the recorder %s failed before it started the sandbox: it %s",
-                          l.cmd.recorder, why);
+          bwsh_error_set (err, -EIO, NULL, 0, 0, "record = \"required\" and the recorder %s %s", l.cmd.recorder,
+                          why);
           return bwsh_error_step (err, BWSH_ERROR_RECORD, -EIO);
         }
-      fprintf (stderr,
-               "bwsh: warning: the recorder %s failed before it started the sandbox (it %s); "
-               "this session runs unrecorded (record = \"tty\")\n",
+      fprintf (stderr, "bwsh: warning: the recorder %s %s; this session runs unrecorded (record = \"tty\")\n",
                l.cmd.recorder, why);
       l.cmd.recorder = NULL;
       l.recording = BWSH_RECORDING_UNAVAILABLE;

@@ -249,7 +249,7 @@ if $have_tlog; then
   tr -d '\r' <"$IT_TMP/out" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -qx bwrap \
     || it_fail "the session's pid 1 is not bwrap: $(cat "$IT_TMP/out")"
   it_assert_out_has \
-    "bwsh: warning: $REC_FAILED (it exited with status 1); this session runs unrecorded (record = \"tty\")"
+    "bwsh: warning: $REC_FAILED: it exited with status 1; this session runs unrecorded (record = \"tty\")"
   journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable \
     || exit 1
   it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \

@@ -329,8 +329,8 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
 
   for (;;)
     {
-      /* Neither entries of the user's nor a recorder: the plain exec,
-       * unwatched, which costs one exec and no process. */
+      /* Unrecorded: its started event now.  Without entries of the
+       * user's too: the plain exec, unwatched, one exec and no process. */
       if (l.cmd.recorder == NULL)
         announce (&l, l.recording);
       if (l.cmd.recorder == NULL && !bwsh_plan_guards_setup (p))

@@ -742,6 +742,8 @@ typedef struct BwshCommand
   size_t n_args;
   const char *recorder;    /* tlog-rec, which the launch runs bwrap under; NULL: not recorded */
   const char *term;        /* TERM of the recording (tlog's "term"), may be NULL */
+  int status_fd;           /* with @recorder: where bwrap says it started (--json-status-fd), which
+                            * the launch that forked this process watches (shell/guard.c); 0: none */
 } BwshCommand;
 
 /* @cmd is the server side of a file transfer that sshd runs through the

@@ -114,6 +114,16 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     goto out;
 
   r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
+  /* A recorded session: bwrap reports here that tlog-rec got as far as
+   * starting it; until then, bwsh cannot tell a session from a recorder
+   * that failed on its way (shell/guard.c). */
+  if (r >= 0 && cmd->recorder != NULL && cmd->status_fd > 0)
+    {
+      char status[32];
+      snprintf (status, sizeof status, "%d", cmd->status_fd);
+      if ((r = bwsh_argv_add (&opts, "--json-status-fd")) >= 0)
+        r = bwsh_argv_add (&opts, status);
+    }
   if (r >= 0 && net.pid > 0)
     /* The helper learns the sandbox's pid here, and releases it here once
      * its network is up (helpers/bwsh-netns.c). */
@@ -141,7 +151,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
 
   snprintf (num, sizeof num, "%d", args_fd);
   /* A recorded session: tlog-rec runs bwrap on a terminal of its own and
-   * keeps this process's pid, which is what its recording id says. */
+   * keeps this process's pid, which is what its recording id says (a
+   * guarded launch's child: shell/guard.c). */
   if (cmd->recorder != NULL && (r = bwsh_render_recorder (cmd->recorder, landlock_fd, &argv)) < 0)
     goto out;
   if ((r = bwsh_argv_add (&argv, bwrap_path)) < 0 || (r = bwsh_argv_add (&argv, "--args")) < 0
@@ -178,6 +189,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
       char *rec_env[] = { lang, NULL, NULL };
 
       if (landlock_fd >= 0 && (r = clear_cloexec (landlock_fd)) < 0)
+        goto out;
+      if (cmd->status_fd > 0 && (r = clear_cloexec (cmd->status_fd)) < 0)
         goto out;
       if (cmd->term != NULL && cmd->term[0] != '\0' && asprintf (&term, "TERM=%s", cmd->term) >= 0)
         rec_env[1] = term;

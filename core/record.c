@@ -2,7 +2,9 @@
 /*
  * record = "tty" | "required": an interactive session runs under tlog-rec
  * (package tlog), which the launch execs in bwrap's place with bwrap as the
- * program it records.  The recorder is the user's own process, but outside
+ * program it records: in a child of bwsh's, which waits until bwrap says it
+ * started, so that a recorder that fails on its way refuses the session or
+ * leaves it unrecorded (shell/guard.c).  The recorder is the user's own process, but outside
  * the sandbox: in none of its namespaces, so nothing inside can see, signal
  * or trace it, and it reads nothing of the user's.  Its configuration is
  * the administrator's /etc/tlog/tlog-rec.conf plus the writer given here;

@@ -46,6 +46,9 @@ extern char **environ;
 
 static const char *user_name = "?";
 static const BwshIdentity *user_id;
+/* The session being launched, for its started event (announce()). */
+static const BwshSession *session;
+static const char *session_digest;
 
 static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
@@ -104,16 +107,26 @@ die_error (const BwshError *err)
 
 static void die_launch (const BwshError *err) __attribute__ ((noreturn));
 
-/* The launch failed (in a guarded launch's child too): the launch names
- * the network step itself; anything else is the launch's. */
+/* The launch failed (in a watched launch's child too): the launch names
+ * the network and the recorder steps itself; anything else is the
+ * launch's. */
 static void
 die_launch (const BwshError *err)
 {
   BwshError e = *err;
 
-  bwsh_error_step (&e, e.code == BWSH_ERROR_NETWORK ? BWSH_ERROR_NETWORK : BWSH_ERROR_LAUNCH,
+  bwsh_error_step (&e, e.code == BWSH_ERROR_NETWORK || e.code == BWSH_ERROR_RECORD ? e.code : BWSH_ERROR_LAUNCH,
                    e.errnum != 0 ? -e.errnum : -EIO);
   die_error (&e);
+}
+
+/* The started event, which the launch writes once it knows whether the
+ * session is recorded: for a recorded one, once tlog-rec has started bwrap
+ * or has failed (shell/guard.c). */
+static void
+announce (const BwshCommand *cmd, BwshRecording recording)
+{
+  bwsh_front_started (session->id, session->plan, cmd, session_digest, session->admission->registered, recording);
 }
 
 static void usage_error (const char *what, const char *arg) __attribute__ ((noreturn));
@@ -314,7 +327,8 @@ main (int argc, char **argv)
   announced = getenv ("BWSH_PLAN");
   bwsh_plan_digest (s->plan, digest);
   /* Recorded or not, decided before anything starts: with record =
-   * "required", a recorder that cannot run refuses the session here. */
+   * "required", a recorder that cannot run refuses the session here, and
+   * one that fails before it starts bwrap, in the launch. */
   r = bwsh_recording_decide (s->plan, &cmd, isatty (STDIN_FILENO), &recording, &err);
   if (r < 0)
     die_error (&err);
@@ -324,23 +338,18 @@ main (int argc, char **argv)
       cmd.term = plan_term (s->plan);
     }
   /* Without pam_bwsh's registration nobody else records the session; with
-   * it, bwsh records what the session runs.  What bwrap does after the exec
+   * it, bwsh records what the session runs (announce()).  What bwrap does after the exec
    * (its own errors, the shell's exit status) no longer passes through
    * bwsh: bwrap reports those on the terminal. */
   if (!s->admission->registered)
     register_session (s, digest);
-  bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered, recording);
+  session = s;
+  session_digest = digest;
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",
             s->id->name, announced, digest);
 
-  if (bwsh_plan_guards_setup (s->plan))
-    r = bwsh_guarded_launch (s->plan, &cmd, s->id->name, die_launch, &err);
-  else
-    {
-      bwsh_front_recording (&cmd);
-      r = bwsh_exec_plan (s->plan, &cmd, bwsh_bwrap_path (), &err);
-    }
+  r = bwsh_launch (s->plan, &cmd, recording, announce, s->id->name, die_launch, &err);
   if (err.errnum == 0)
     err.errnum = r < 0 ? -r : EIO;
   die_launch (&err);

@@ -142,22 +142,22 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
   if (line == NULL || bwsh_event_send (&ev) < 0)
     syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "sandbox started by bwsh");
   if (recording == BWSH_RECORDING_UNAVAILABLE)
-    syslog (LOG_AUTHPRIV | LOG_WARNING, "session of %s runs unrecorded: %s cannot run (record = \"tty\")",
-            id->name, bwsh_tlog_rec_path ());
+    syslog (LOG_AUTHPRIV | LOG_WARNING,
+            "session of %s runs unrecorded: the recorder %s is unavailable (record = \"tty\")", id->name,
+            bwsh_tlog_rec_path ());
 }
 
 void
-bwsh_front_recording (const BwshCommand *cmd)
+bwsh_front_recording (pid_t recorder)
 {
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_RECORDING);
   _cleanup_free_ char *line = NULL;
   char rec[BWSH_TLOG_REC_ID_MAX] = "";
   const char *user = started_id != NULL ? started_id->name : "?";
 
-  if (cmd->recorder == NULL)
-    return;
-  /* This process is about to become tlog-rec: its id is known now. */
-  if (bwsh_tlog_rec_id (getpid (), rec) < 0)
+  /* tlog-rec runs as @recorder, still bwsh's unreaped child: its pid and
+   * start time are what its recording id is made of. */
+  if (bwsh_tlog_rec_id (recorder, rec) < 0)
     rec[0] = '\0';
   if (asprintf (&line, "session of %s recorded by tlog-rec, TLOG_REC=%s", user, rec[0] != '\0' ? rec : "?") < 0)
     line = NULL;

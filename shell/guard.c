@@ -1,18 +1,30 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A guarded launch: bwrap as bwsh's child, for a plan with entries of the
- * user's (bwsh_plan_guards_setup()).  Everything bwsh checks before the
- * launch is meant to make what `bwshctl check` accepts mountable; this is
- * the net under it.  If bwrap ends before the inner stub says the sandbox
- * is set up, the session starts again without the user's entries, with a
- * warning naming them, instead of refusing every login until an
- * administrator edits the user's overlay (issue 24).  Plans without user
- * entries keep the plain exec: bwsh costs one exec and no process.
+ * A watched launch: bwrap as bwsh's child, for a plan with entries of the
+ * user's (bwsh_plan_guards_setup()) and for a recorded session.
+ *
+ * Entries of the user's: everything bwsh checks before the launch is meant
+ * to make what `bwshctl check` accepts mountable; this is the net under it.
+ * If bwrap ends before the inner stub says the sandbox is set up, the
+ * session starts again without the user's entries, with a warning naming
+ * them, instead of refusing every login until an administrator edits the
+ * user's overlay (issue 24).
+ *
+ * A recorded session: tlog-rec may exist and still fail before it runs
+ * bwrap (its journal, its configuration, utmp).  bwrap says on its status
+ * fd (--json-status-fd) that it has started; until it does, nothing of the
+ * session ran, and record = "required" refuses it while "tty" starts it
+ * again unrecorded, as when tlog-rec is missing (issue 28).  Its started
+ * and recording events wait for that word, so that they never claim a
+ * recording that did not happen.
+ *
+ * Other sessions keep the plain exec: bwsh costs one exec and no process.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bwshcore.h"
@@ -27,7 +40,31 @@
 #include "events.h"
 #include "guard.h"
 
-static volatile sig_atomic_t child_pid;
+/* How long a recorder may take to start bwrap: tlog-rec connects to the
+ * journal, adds a utmp record and forks, which takes milliseconds; a
+ * recorder still silent after this is taken as failed, and killed. */
+#define RECORDER_START_TIMEOUT_MS (30 * 1000)
+
+typedef struct Launch
+{
+  BwshPlan *plan;
+  BwshCommand cmd; /* a copy: a recorder that failed is dropped from it */
+  BwshRecording recording;
+  void (*announce) (const BwshCommand *cmd, BwshRecording recording);
+  void (*fail) (const BwshError *err);
+  bool announced;
+} Launch;
+
+/* How an attempt ended. */
+typedef enum
+{
+  ATTEMPT_RAN,             /* the session ran; or bwsh's own launch failed in the child, which said why */
+  ATTEMPT_SETUP_FAILED,    /* bwrap ended before the stub said the sandbox was set up */
+  ATTEMPT_RECORDER_FAILED, /* the recorder ended before it started bwrap */
+  ATTEMPT_RECORDER_HUNG,   /* the recorder did not start bwrap in time, and was killed */
+} Attempt;
+
+static volatile sig_atomic_t child_pid, forwarded;
 
 /* What ends the session from outside (sshd's SIGHUP, bwshctl lock's
  * SIGTERM) reaches bwrap; bwrap's --die-with-parent covers a SIGKILL. */
@@ -35,7 +72,10 @@ static void
 forward (int sig)
 {
   if (child_pid > 0)
-    kill ((pid_t) child_pid, sig);
+    {
+      forwarded = sig;
+      kill ((pid_t) child_pid, sig);
+    }
 }
 
 static void
@@ -54,89 +94,174 @@ set_handlers (bool waiting)
   sigaction (SIGQUIT, waiting ? &ign : &dfl, NULL);
 }
 
-/* The guarded attempt.  Returns 1 when the sandbox was set up, when bwrap
- * ended with status 0 before it (a stand-in that runs nothing), or when
- * bwsh's own launch failed in the child ("E": it said why), with the
- * child's wait status in *ret_status; 0 when bwrap's setup failed; -errno
- * when bwsh could not run it at all. */
-static int
-attempt (const BwshPlan *p, const BwshCommand *cmd, void (*fail) (const BwshError *), int *ret_status)
+/* Announce the session once, when it is known whether it is recorded. */
+static void
+announce (Launch *l, BwshRecording recording)
 {
-  int fds[2], status = 0;
+  if (!l->announced)
+    l->announce (&l->cmd, recording);
+  l->announced = true;
+}
+
+static int
+now_ms (int64_t *ret)
+{
+  struct timespec ts;
+
+  if (clock_gettime (CLOCK_MONOTONIC, &ts) < 0)
+    return -errno;
+  *ret = (int64_t) ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  return 0;
+}
+
+/* Whether the recorder started bwrap, which says so on bwrap's status fd
+ * (--json-status-fd) as soon as it has cloned the sandbox: ATTEMPT_RAN if
+ * it did; ATTEMPT_RECORDER_FAILED when every holder of the write end is
+ * gone (the recorder ended); ATTEMPT_RECORDER_HUNG when the time ran out,
+ * and then the recorder is killed. */
+static Attempt
+recorder_started (int status_fd, pid_t pid, int64_t deadline)
+{
+  struct pollfd pfd = { .fd = status_fd, .events = POLLIN };
+  char buf[256];
+  int64_t now = 0;
   ssize_t n;
-  char b;
+  int r;
+
+  for (;;)
+    {
+      if (now_ms (&now) < 0)
+        now = deadline;
+      r = poll (&pfd, 1, now >= deadline ? 0 : (int) (deadline - now));
+      if (r < 0 && errno == EINTR)
+        continue;
+      if (r <= 0)
+        {
+          (void) kill (pid, SIGKILL);
+          return ATTEMPT_RECORDER_HUNG;
+        }
+      do
+        n = read (status_fd, buf, sizeof buf);
+      while (n < 0 && errno == EINTR);
+      return n > 0 ? ATTEMPT_RAN : ATTEMPT_RECORDER_FAILED;
+    }
+}
+
+/* One watched attempt: bwrap (under its recorder, if any) as bwsh's child.
+ * Returns an Attempt with the child's wait status in *ret_status, or
+ * -errno when bwsh could not run it at all. */
+static int
+attempt (Launch *l, int *ret_status)
+{
+  _cleanup_close_ int started_r = -1, started_w = -1, status_r = -1, status_w = -1;
+  bool guard = bwsh_plan_guards_setup (l->plan), recorded = l->cmd.recorder != NULL;
+  Attempt result = ATTEMPT_RAN;
+  int fds[2], status = 0, r;
+  int64_t deadline = 0;
+  ssize_t n = 0;
+  char b = 0;
   pid_t pid, parent = getppid ();
 
   if (pipe2 (fds, O_CLOEXEC) < 0)
     return -errno;
+  started_r = fds[0];
+  started_w = fds[1];
+  if (recorded)
+    {
+      if (pipe2 (fds, O_CLOEXEC) < 0)
+        return -errno;
+      status_r = fds[0];
+      status_w = fds[1];
+    }
   /* Unguarded, bwrap's parent is the service's process (sshd's session
    * process, su), and --die-with-parent ends the sandbox with it: an ssh
    * client that goes away takes its commands along.  Guarded, bwsh is in
    * between and must die with that process the same way, or bwrap would
    * outlive it: then bwrap's --die-with-parent follows bwsh. */
   if (prctl (PR_SET_PDEATHSIG, SIGKILL) < 0)
-    {
-      int e = errno;
-      close (fds[0]);
-      close (fds[1]);
-      return -e;
-    }
+    return -errno;
   if (getppid () != parent)
     raise (SIGKILL);
+  if (recorded && (r = now_ms (&deadline)) < 0)
+    return r;
+  deadline += RECORDER_START_TIMEOUT_MS;
   pid = fork ();
   if (pid < 0)
-    {
-      int e = errno;
-      close (fds[0]);
-      close (fds[1]);
-      return -e;
-    }
+    return -errno;
   if (pid == 0)
     {
       BwshError err = { 0 };
 
       /* The write end at the number the stub writes to, open across the
        * exec of bwrap (dup2 clears FD_CLOEXEC). */
-      if (dup2 (fds[1], BWSH_STARTED_FD) < 0)
+      if (dup2 (started_w, BWSH_STARTED_FD) < 0)
         _exit (127);
 #if BWSH_TEST_BUILD
       /* tests/overlay: a setup failure that no check of bwsh's foresees;
        * bwrap is handed a pipe for the user's first entry, which it
        * cannot find as a source. */
       if (getenv ("BWSH_TEST_BREAK_SETUP") != NULL)
-        for (size_t i = 0; i < p->n_mounts; i++)
-          if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].from.origin == BWSH_ORIGIN_USER
-              && p->mounts[i].fd >= 0)
+        for (size_t i = 0; i < l->plan->n_mounts; i++)
+          if (l->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
+              && l->plan->mounts[i].from.origin == BWSH_ORIGIN_USER && l->plan->mounts[i].fd >= 0)
             {
               int pp[2];
-              if (pipe (pp) < 0 || dup2 (pp[0], p->mounts[i].fd) < 0)
+              if (pipe (pp) < 0 || dup2 (pp[0], l->plan->mounts[i].fd) < 0)
                 _exit (127);
               break;
             }
 #endif
-      /* This child becomes tlog-rec: a recording of its own per attempt. */
-      bwsh_front_recording (cmd);
-      bwsh_exec_plan (p, cmd, bwsh_bwrap_path (), &err);
+      /* This child becomes tlog-rec, and bwrap tells on status_w. */
+      l->cmd.status_fd = status_w;
+      bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
       /* bwsh's own failure (the network, the exec), not bwrap's setup:
        * no second attempt would fare better.  Say so, then fail as bwsh
        * fails, with its message and exit status. */
       (void) !write (BWSH_STARTED_FD, "E", 1);
-      fail (&err);
+      l->fail (&err);
       _exit (127);
     }
-  close (fds[1]);
+  close (steal_fd (&started_w));
+  if (status_w >= 0)
+    close (steal_fd (&status_w));
   child_pid = pid;
+  forwarded = 0;
   set_handlers (true);
-  do
-    n = read (fds[0], &b, 1);
-  while (n < 0 && errno == EINTR);
-  close (fds[0]);
+  /* The read end of bwrap's status stays open until bwrap is gone: bwrap
+   * writes its exit code there too, and a closed pipe would kill it with
+   * SIGPIPE instead. */
+  if (recorded)
+    result = recorder_started (status_r, pid, deadline);
+  if (recorded && result == ATTEMPT_RAN)
+    {
+      /* tlog-rec is this child: the recording id is of its pid. */
+      announce (l, BWSH_RECORDING_ON);
+      bwsh_front_recording (pid);
+    }
+  if (result == ATTEMPT_RAN && guard)
+    {
+      do
+        n = read (started_r, &b, 1);
+      while (n < 0 && errno == EINTR);
+    }
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
+  if (result != ATTEMPT_RAN)
+    {
+      struct pollfd pfd = { .fd = started_r, .events = POLLIN };
+      /* bwsh's own failure in the child ("E", it said why), or a session
+       * that sshd or bwshctl lock ended meanwhile: not the recorder's. */
+      if (forwarded != 0 || (poll (&pfd, 1, 0) == 1 && read (started_r, &b, 1) == 1 && b == 'E'))
+        result = ATTEMPT_RAN;
+    }
+  else if (guard && n != 1 && !(WIFEXITED (status) && WEXITSTATUS (status) == 0))
+    /* Ended before the stub said the sandbox was set up; status 0 is a
+     * stand-in that runs nothing. */
+    result = ATTEMPT_SETUP_FAILED;
   child_pid = 0;
   set_handlers (false);
   *ret_status = status;
-  return n == 1 || (WIFEXITED (status) && WEXITSTATUS (status) == 0) ? 1 : 0;
+  return result;
 }
 
 /* Leave the user's entries out and say which. */
@@ -179,28 +304,70 @@ drop_user_entries (BwshPlan *p, const char *user)
   return 0;
 }
 
-int
-bwsh_guarded_launch (BwshPlan *p, const BwshCommand *cmd, const char *user, void (*fail) (const BwshError *),
-                     BwshError *err)
+/* The recorder failed before it started bwrap: what happened, for a
+ * message that names the recorder first. */
+static void
+recorder_failure (Attempt a, int status, char *buf, size_t size)
 {
-  int status = 0;
-  int r = attempt (p, cmd, fail, &status);
+  if (a == ATTEMPT_RECORDER_HUNG)
+    snprintf (buf, size, "did not start the sandbox within %d s and was killed", RECORDER_START_TIMEOUT_MS / 1000);
+  else if (WIFEXITED (status))
+    snprintf (buf, size, "failed before it started the sandbox: it exited with status %d", WEXITSTATUS (status));
+  else
+    snprintf (buf, size, "failed before it started the sandbox: it was killed by signal %d",
+              WIFSIGNALED (status) ? WTERMSIG (status) : 0);
+}
 
-  if (r < 0)
-    return bwsh_error_set (err, r, NULL, 0, 0, "cannot start bwrap: %s", strerror (-r));
-  if (r > 0)
+int
+bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
+             void (*announce_fn) (const BwshCommand *cmd, BwshRecording recording),
+             const char *user, void (*fail) (const BwshError *), BwshError *err)
+{
+  Launch l = { .plan = p, .cmd = *cmd, .recording = recording, .announce = announce_fn, .fail = fail };
+  char why[128];
+  int status = 0, r;
+
+  for (;;)
     {
-      if (WIFSIGNALED (status))
+      /* Unrecorded: its started event now.  Without entries of the
+       * user's too: the plain exec, unwatched, one exec and no process. */
+      if (l.cmd.recorder == NULL)
+        announce (&l, l.recording);
+      if (l.cmd.recorder == NULL && !bwsh_plan_guards_setup (p))
+        return bwsh_exec_plan (p, &l.cmd, bwsh_bwrap_path (), err);
+      r = attempt (&l, &status);
+      if (r < 0)
+        return bwsh_error_set (err, r, NULL, 0, 0, "cannot start bwrap: %s", strerror (-r));
+      if (r == ATTEMPT_RAN)
         {
-          signal (WTERMSIG (status), SIG_DFL);
-          raise (WTERMSIG (status));
+          if (WIFSIGNALED (status))
+            {
+              signal (WTERMSIG (status), SIG_DFL);
+              raise (WTERMSIG (status));
+            }
+          exit (WIFEXITED (status) ? WEXITSTATUS (status) : 1);
         }
-      exit (WIFEXITED (status) ? WEXITSTATUS (status) : 1);
+      if (r == ATTEMPT_SETUP_FAILED)
+        {
+          r = drop_user_entries (p, user);
+          if (r < 0)
+            return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
+          continue;
+        }
+      /* The recorder exists (bwsh_recording_decide()) but failed on its
+       * way to bwrap (its journal, its configuration, utmp): nothing of
+       * the session ran.  "required" refuses it, "tty" runs it
+       * unrecorded, as when tlog-rec is not installed. */
+      recorder_failure (r, status, why, sizeof why);
+      if (p->record == BWSH_RECORD_REQUIRED)
+        {
+          bwsh_error_set (err, -EIO, NULL, 0, 0, "record = \"required\" and the recorder %s %s", l.cmd.recorder,
+                          why);
+          return bwsh_error_step (err, BWSH_ERROR_RECORD, -EIO);
+        }
+      fprintf (stderr, "bwsh: warning: the recorder %s %s; this session runs unrecorded (record = \"tty\")\n",
+               l.cmd.recorder, why);
+      l.cmd.recorder = NULL;
+      l.recording = BWSH_RECORDING_UNAVAILABLE;
     }
-  r = drop_user_entries (p, user);
-  if (r < 0)
-    return bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
-  /* Nothing of the user's is left: the plain exec, unguarded. */
-  bwsh_front_recording (cmd);
-  return bwsh_exec_plan (p, cmd, bwsh_bwrap_path (), err);
 }

@@ -15,7 +15,11 @@
 #   - a command (ssh host CMD) is not recorded; its event says "command";
 #   - record = "required" with the recorder missing refuses the session
 #     with a message, exit 69 and a refused event, and nothing ran;
-#     record = "tty" with it missing runs unrecorded and says so.
+#     record = "tty" with it missing runs unrecorded and says so;
+#   - the same when a real tlog-rec is there but fails before it starts
+#     bwrap (a broken /etc/tlog/tlog-rec.conf in sshd's namespace): "required"
+#     refuses, "tty" runs sandboxed and unrecorded, with a warning and its
+#     event.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -118,7 +122,9 @@ it_defer kill "$held"
 outside=
 for _ in $(seq 100); do
   outside=$(pgrep -c -x -u "$IT_USER" tlog-rec)
-  [ "$outside" -ge 1 ] && break
+  # Once bwrap runs, tlog-rec's own child (briefly a second tlog-rec) has
+  # become bwsh-landlock and bwrap.
+  [ "$outside" -ge 1 ] && pgrep -x -u "$IT_USER" bwrap >/dev/null && break
   sleep 0.05
 done
 it_assert_eq 1 "$outside" "tlog-rec processes of the user on the host while the session runs"
@@ -211,5 +217,67 @@ if $have_tlog; then
   it_assert_rc 0
   it_assert_out_has REQ-42
   journal_wait_for 4 "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+
+  # tlog-rec there (access() passes) but failing at run time, for real: its
+  # system configuration is broken, in sshd's mount namespace only.
+  mkdir -p "$IT_TMP/tlog-broken"
+  printf '{ "writer": \n' >"$IT_TMP/tlog-broken/tlog-rec.conf"
+  ssh_in_ns mount --bind "$IT_TMP/tlog-broken" /etc/tlog || { it_fail "cannot bind the broken tlog-rec.conf"; exit 1; }
+  REC_FAILED='the recorder /usr/bin/tlog-rec failed before it started the sandbox'
+  n_rec=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)
+  n_refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh | grep -c .)
+
+  it_check "record = \"required\", recorder failing at run time: refused with its message, exit 69, nothing ran"
+  interactive 'touch ~/project/ran-unrecorded'
+  it_assert_rc 69
+  it_assert_out_has 'Failed loading system configuration'
+  it_assert_out_has "bwsh: cannot record the session: record = \"required\" and $REC_FAILED: it exited with status 1"
+  it_assert_absent "$IT_HOME/project/ran-unrecorded"
+  journal_wait_for $((n_refused + 1)) "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh || exit 1
+  refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh | tail -n 1)
+  [[ $(journal_field "$refused" BWSH_REASON) == *"$REC_FAILED"* ]] \
+    || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
+  it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \
+    "recording events of a refused session"
+
+  it_check "record = \"tty\", recorder failing at run time: sandboxed, unrecorded, with a warning and its event"
+  record tty
+  n_unavailable=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable | grep -c .)
+  interactive 'echo FALLBACK-$((6*7))' 'cat /proc/1/comm'
+  it_assert_rc 0
+  it_assert_out_has FALLBACK-42
+  tr -d '\r' <"$IT_TMP/out" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' | grep -qx bwrap \
+    || it_fail "the session's pid 1 is not bwrap: $(cat "$IT_TMP/out")"
+  it_assert_out_has \
+    "bwsh: warning: $REC_FAILED: it exited with status 1; this session runs unrecorded (record = \"tty\")"
+  journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable \
+    || exit 1
+  it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \
+    "recording events of an unrecorded session"
+
+  # An entry of the user's makes the launch guarded too (shell/guard.c):
+  # both watches at once.
+  install -d -o "$IT_USER" -m 0755 "$IT_HOME/data" "$IT_HOME/.config" "$IT_HOME/.config/bwsh"
+  echo data-visible >"$IT_HOME/data/f"
+  entry=$(printf '{ "src": "%s/data", "dst": "%s/seen" }' "$IT_HOME" "$IT_HOME")
+  printf '{ "preferences": { "sandboxBwrapMounts": { "additionalROBinds": [ %s ] } } }\n' "$entry" \
+    >"$IT_HOME/.config/bwsh/config.json"
+  chown "$IT_USER" "$IT_HOME/data/f" "$IT_HOME/.config/bwsh/config.json"
+  chmod 644 "$IT_HOME/.config/bwsh/config.json"
+  it_check "record = \"tty\", recorder failing, an entry of the user's: unrecorded, the entry mounted"
+  interactive 'cat ~/seen/f'
+  it_assert_rc 0
+  it_assert_out_has data-visible
+  it_assert_out_has "bwsh: warning: $REC_FAILED"
+  ssh_in_ns umount /etc/tlog
+  it_check "record = \"tty\", an entry of the user's: recorded under the id bwsh announced, the entry mounted"
+  interactive 'echo GUARDED-$((6*7))' 'cat ~/seen/f'
+  it_assert_rc 0
+  it_assert_out_has data-visible
+  journal_wait_for $((n_rec + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" || exit 1
+  rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_TLOG_REC)
+  journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+  [[ $(tlog_text "$rec") == *GUARDED-42* ]] || it_fail "the guarded session was not recorded under $rec"
+  rm -f "$IT_HOME/.config/bwsh/config.json"
 fi
 ssh_assert_no_user_processes

@@ -118,6 +118,14 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     /* The helper learns the sandbox's pid here, and releases it here once
      * its network is up (helpers/bwsh-netns.c). */
     r = bwsh_net_bwrap_options (&net, &opts);
+  if (r >= 0 && cmd->status_fd > 2)
+    {
+      /* bwrap's monitor appends { "exit-code": N } when the program in the
+       * sandbox exits; the sandbox itself never gets the fd. */
+      snprintf (num, sizeof num, "%d", cmd->status_fd);
+      if ((r = bwsh_argv_add (&opts, "--json-status-fd")) >= 0)
+        r = bwsh_argv_add (&opts, num);
+    }
   if (r >= 0)
     r = bwsh_render_command (p, cmd, &command);
   if (r >= 0)
@@ -156,6 +164,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
   if ((r = clear_cloexec (seccomp_fd)) < 0 || (r = clear_cloexec (args_fd)) < 0)
     goto out;
   if (net.pid > 0 && ((r = clear_cloexec (net.info_fd)) < 0 || (r = clear_cloexec (net.block_fd)) < 0))
+    goto out;
+  if (cmd->status_fd > 2 && (r = clear_cloexec (cmd->status_fd)) < 0)
     goto out;
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].fd >= 0

@@ -329,6 +329,10 @@ main (int argc, char **argv)
    * bwsh: bwrap reports those on the terminal. */
   if (!s->admission->registered)
     register_session (s, digest);
+  else
+    /* pam_bwsh's file for the exit status, if it made one: bwrap writes
+     * it, no process of bwsh's waits for the session (audit.h). */
+    (void) bwsh_status_file_open (NULL, getenv ("BWSH_SESSION_ID"), s->id->uid, &cmd.status_fd);
   bwsh_front_started (s->id, s->plan, &cmd, digest, s->admission->registered, recording);
   if (announced != NULL && strcmp (announced, digest) != 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "plan for %s differs from the one pam_bwsh checked (%.16s, now %.16s)",

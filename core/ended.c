@@ -68,41 +68,40 @@ bwsh_status_file_create (const char *dir, const char *session_id, uid_t uid, gid
   return 0;
 }
 
-/* @fd is a status file as bwsh_status_file_create() made it: a regular
- * file of @uid's, linked once, at most BWSH_STATUS_FILE_MAX bytes. */
+/* Open the status file of @session_id with @flags, without following a
+ * symlink or waiting on a FIFO, if it is one as bwsh_status_file_create()
+ * made it: a regular file of @uid's, linked once, at most
+ * BWSH_STATUS_FILE_MAX bytes.  *ret_dirfd is the status directory, set
+ * whenever it could be opened. */
 static int
-status_file_check (int fd, uid_t uid)
+status_file_at (const char *dir, const char *session_id, uid_t uid, int flags, int *ret_dirfd, int *ret_fd)
 {
+  _cleanup_close_ int fd = -1;
   struct stat st;
+  int r;
 
-  if (fstat (fd, &st) < 0)
+  if (!bwsh_session_id_valid (session_id))
+    return -EINVAL;
+  r = status_dir (dir, false, ret_dirfd, NULL);
+  if (r < 0)
+    return r;
+  fd = openat (*ret_dirfd, session_id, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
     return -errno;
   if (!S_ISREG (st.st_mode) || st.st_uid != uid || st.st_nlink != 1 || (st.st_mode & 0077) != 0)
     return -EPERM;
   if (st.st_size > BWSH_STATUS_FILE_MAX)
     return -EFBIG;
+  *ret_fd = steal_fd (&fd);
   return 0;
 }
 
 int
 bwsh_status_file_open (const char *dir, const char *session_id, uid_t uid, int *ret_fd)
 {
-  _cleanup_close_ int sfd = -1, fd = -1;
-  int r;
+  _cleanup_close_ int sfd = -1;
 
-  if (!bwsh_session_id_valid (session_id))
-    return -EINVAL;
-  r = status_dir (dir, false, &sfd, NULL);
-  if (r < 0)
-    return r;
-  fd = openat (sfd, session_id, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  r = status_file_check (fd, uid);
-  if (r < 0)
-    return r;
-  *ret_fd = steal_fd (&fd);
-  return 0;
+  return status_file_at (dir, session_id, uid, O_WRONLY | O_APPEND, &sfd, ret_fd);
 }
 
 /* The last "exit-code" in what bwrap wrote: one JSON object per line,
@@ -148,15 +147,10 @@ bwsh_status_file_take (const char *dir, const char *session_id, uid_t uid, int *
   size_t len = 0;
   int r;
 
-  if (!bwsh_session_id_valid (session_id))
-    return -EINVAL;
-  r = status_dir (dir, false, &sfd, NULL);
-  if (r < 0)
-    return r;
-  fd = openat (sfd, session_id, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-  r = fd < 0 ? -errno : status_file_check (fd, uid);
+  r = status_file_at (dir, session_id, uid, O_RDONLY, &sfd, &fd);
   /* Gone with the session, whatever it holds (a symlink: the link). */
-  (void) unlinkat (sfd, session_id, 0);
+  if (sfd >= 0)
+    (void) unlinkat (sfd, session_id, 0);
   if (r < 0)
     return r;
   while (len < sizeof buf - 1)

@@ -23,6 +23,8 @@
 #                          lock events go to this journal); IT_RC, IT_OUT, IT_ERR
 #   audit_user_tasks       how many tasks (threads) the test user has on the host
 #   audit_user_procs       "PID:NAME ..." of the test user's live processes
+#   HOLDERS+=(PID), kill_holders   background ssh clients the test holds
+#                          sessions with, and their end (deferred at exit)
 
 # shellcheck disable=SC1091,SC2034
 . "$BWSH_SOURCE_DIR/tests/ssh/lib.sh"
@@ -151,4 +153,15 @@ audit_user_procs()
 audit_unlock_at_exit()
 {
   it_defer rm -f "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
+}
+
+# The ssh clients a test holds sessions with: ended and reaped at the end,
+# whatever happened.
+HOLDERS=()
+kill_holders()
+{
+  local p
+  for p in "${HOLDERS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${HOLDERS[@]}"; do wait "$p" 2>/dev/null; done
+  HOLDERS=()
 }

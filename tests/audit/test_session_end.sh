@@ -5,6 +5,8 @@
 # --json-status-fd into the status file pam_bwsh made for the session
 # (ssh 'exit 3' -> BWSH_EXIT_STATUS=3), and the end reason (logout, or lock
 # with the lock's target, reason and author when bwshctl lock ended it).
+# The guarded launch (an overlay entry) and the recorded one (tlog-rec runs
+# bwrap) hand the file to bwrap as the plain exec does.
 # A status file an attacker replaced while the session ran (a symlink to a
 # forged report, a file over the size bound, a FIFO) is not followed, not
 # read and not waited on: the event has no status, and the file is gone.
@@ -46,7 +48,13 @@ status_file()
 UNTIL_RELEASED='echo started; while [ ! -e ~/project/release ]; do sleep 0.1; done; exit 7'
 release()
 {
+  local p
   touch "$IT_HOME/project/release"
+  # The client must see the session end by itself: killing it first would
+  # end the session from outside (sshd's SIGHUP), before its program exits.
+  for p in "${HOLDERS[@]}"; do
+    for _ in $(seq 900); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  done
   kill_holders
   rm -f "$IT_HOME/project/release"
 }
@@ -144,6 +152,48 @@ ended=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=s
 it_assert_eq "" "$(journal_field "$ended" BWSH_EXIT_STATUS)" "BWSH_EXIT_STATUS of an unsandboxed bash"
 it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" BWSH_END_REASON
 it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files left"
+
+# last_ended_status N: the exit status on the last sshd session-ended
+# event, once there are N of them.
+last_ended_status()
+{
+  journal_wait_for "$1" "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sshd || return 1
+  journal_field "$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sshd | tail -n 1)" \
+    BWSH_EXIT_STATUS
+}
+
+it_check "a guarded launch (an overlay entry of the user's) hands the status file to bwrap too"
+n=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sshd | grep -c .)
+it_as_user mkdir -p "$IT_HOME/ro-data"
+# At another place, so that it is a mount of its own (not coalesced into the home's).
+it_user_config "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ { \"src\": \"$IT_HOME/ro-data\", \"dst\": \"/srv/ro-data\" } ] } } }"
+ssh_run t 'test -d /srv/ro-data && exit 6'
+it_assert_rc 6
+it_assert_eq 6 "$(last_ended_status $((n + 1)))" "BWSH_EXIT_STATUS of a guarded launch"
+it_as_user rm -f "$IT_HOME/.config/bwsh/config.json"
+
+it_check "a recorded session (tlog-rec runs bwrap) hands the status file to bwrap too"
+if command -v tlog-rec >/dev/null; then
+  # tlog-rec adds a utmp record (tests/audit/test_recording.sh); bwsh reads
+  # the build's policy, pam_bwsh the suite's: record = "tty" in both.
+  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+  dropin=$IT_PREFIX/etc/bwsh/conf.d/50-end-$IT_USER.conf
+  mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+  it_defer rm -f "$dropin"
+  cp "$SSH_POLICY" "$IT_TMP/policy.before-record"
+  printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$dropin"
+  chmod 644 "$dropin"
+  n=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sshd | grep -c .)
+  timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'sh -c "exit 9"' -- \
+    ssh -tt -F "$SSH_CFG" t >"$IT_TMP/rec.out" 2>&1 </dev/null
+  it_assert_eq 9 "$?" "the recorded session's exit status, at the client"
+  journal_wait_for 1 "MESSAGE_ID=1a8e21917dfe4e299bfe3dbdfebb9ad3" "BWSH_USER=$IT_USER" || exit 1
+  it_assert_eq 9 "$(last_ended_status $((n + 1)))" "BWSH_EXIT_STATUS of a recorded session"
+  rm -f "$dropin"
+  cp "$IT_TMP/policy.before-record" "$SSH_POLICY"
+else
+  it_log "no tlog-rec here: the recorded case is left out"
+fi
 
 it_check "bwshctl lock ends a session: BWSH_END_REASON=lock, with the lock's target, reason and author"
 hold locked 'echo started; exec sleep 60' || exit 1

@@ -660,7 +660,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
     {
       int ignored;
       (void) bwsh_registry_unregister (NULL, rec->registry_id);
-      (void) bwsh_status_file_take (NULL, rec->session_id, s->id->uid, &ignored);
+      (void) bwsh_status_file_take (NULL, rec->session_id, s->id->uid, &ignored); /* removes it */
       return refuse (&c, -ENOMEM, NULL, "cannot record the session");
     }
   /* Root's `su -s /bin/bash USER` passed every check above and runs bash:

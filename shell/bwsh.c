@@ -325,8 +325,8 @@ main (int argc, char **argv)
     }
   /* Without pam_bwsh's registration nobody else records the session; with
    * it, bwsh records what the session runs.  What bwrap does after the exec
-   * (its own errors, the shell's exit status) no longer passes through
-   * bwsh: bwrap reports those on the terminal. */
+   * no longer passes through bwsh: bwrap reports its own errors on the
+   * terminal, and the shell's exit status in pam_bwsh's status file. */
   if (!s->admission->registered)
     register_session (s, digest);
   else

@@ -174,22 +174,15 @@ it_as_user rm -f "$IT_HOME/.config/bwsh/config.json"
 
 it_check "a recorded session (tlog-rec runs bwrap) hands the status file to bwrap too"
 if command -v tlog-rec >/dev/null; then
-  # tlog-rec adds a utmp record (tests/audit/test_recording.sh); bwsh reads
-  # the build's policy, pam_bwsh the suite's: record = "tty" in both.
-  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
-  dropin=$IT_PREFIX/etc/bwsh/conf.d/50-end-$IT_USER.conf
-  mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
-  it_defer rm -f "$dropin"
   cp "$SSH_POLICY" "$IT_TMP/policy.before-record"
-  printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$dropin"
-  chmod 644 "$dropin"
+  audit_record_tty
   n=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sshd | grep -c .)
   timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'sh -c "exit 9"' -- \
     ssh -tt -F "$SSH_CFG" t >"$IT_TMP/rec.out" 2>&1 </dev/null
   it_assert_eq 9 "$?" "the recorded session's exit status, at the client"
   journal_wait_for 1 "MESSAGE_ID=1a8e21917dfe4e299bfe3dbdfebb9ad3" "BWSH_USER=$IT_USER" || exit 1
   it_assert_eq 9 "$(last_ended_status $((n + 1)))" "BWSH_EXIT_STATUS of a recorded session"
-  rm -f "$dropin"
+  rm -f "$AUDIT_RECORD_DROPIN"
   cp "$IT_TMP/policy.before-record" "$SSH_POLICY"
 else
   it_log "no tlog-rec here: the recorded case is left out"

@@ -232,6 +232,10 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_RECORD", ev->record);
   fields_add_str (&f, "BWSH_RECORDING", ev->recording);
   fields_add_str (&f, "BWSH_TLOG_REC", ev->tlog_rec);
+  fields_add_str (&f, "BWSH_END_REASON", ev->end_reason);
+  fields_add_str (&f, "BWSH_LOCK_REASON", ev->lock_reason);
+  fields_add_str (&f, "BWSH_LOCK_BY", ev->lock_by);
+  fields_add_num (&f, "BWSH_EXIT_STATUS", ev->exit_status);
   r = f.r;
   if (r >= 0)
     r = journal_send (f.buf, f.len);

@@ -65,12 +65,16 @@ typedef struct BwshEvent
   const char *record;       /* the policy's record setting, when not "off" */
   const char *recording;    /* what it did for this session: tty, command, unavailable */
   const char *tlog_rec;     /* the recording's id, tlog's TLOG_REC */
+  const char *end_reason;   /* on session-ended: "logout" or "lock" */
+  const char *lock_reason;  /* the lock that ended it: its reason and who set it */
+  const char *lock_by;
+  int exit_status;          /* on session-ended: the exit status bwrap reported for the session's program */
 } BwshEvent;
 
 /* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */
 #define BWSH_EVENT_INIT(t)                                                                                   \
   { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1, \
-    .policy_line = -1, .source_port = -1, .duration = -1 }
+    .policy_line = -1, .source_port = -1, .duration = -1, .exit_status = -1 }
 
 /* A new session id: 32 lowercase hex digits from getrandom(2), which
  * pam_bwsh puts into the session's environment as BWSH_SESSION_ID and
@@ -148,6 +152,9 @@ int bwsh_pid_parent (pid_t pid, pid_t *ret);
  * counts its user's sessions as the user.  No lock: see
  * bwsh_registry_register().  @dir NULL: BWSH_SESSIONS_DIR. */
 int bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err);
+/* The part @name of the registry below @dirfd, root's with exactly @mode,
+ * made by root when @make: "user" (01777) and "status" (0755). */
+int bwsh_registry_subdir (int dirfd, const char *name, mode_t mode, bool make, int *ret_fd);
 
 /* Every live entry, root's and those bwsh wrote as the user; entries whose
  * process is gone (or was reused) are removed on the way.  @dirfd from
@@ -158,6 +165,31 @@ int bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err);
  * set e->id.  @dirfd as above. */
 int bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err);
 int bwsh_registry_remove (int dirfd, const char *id);
+
+/* ------------------------------------------------------------ status files */
+
+/* Where a session's bwrap reports how its program ended: pam_bwsh (root)
+ * creates BWSH_SESSIONS_DIR/status/SESSION_ID, the user's, mode 0600, when
+ * the session opens; bwsh opens it and hands it to bwrap as
+ * --json-status-fd, so bwrap appends { "exit-code": N } when the program in
+ * the sandbox exits; pam_bwsh reads and removes it when the session closes.
+ * No process waits for the session: bwrap writes what it already knows.
+ * What the file says comes from the user's own bwrap: it is trusted as the
+ * user's word, like bwsh's command event.  @dir NULL: BWSH_SESSIONS_DIR. */
+#define BWSH_STATUS_DIR_NAME "status"
+#define BWSH_STATUS_FILE_MAX 4096 /* bwrap writes about 250 bytes per attempt */
+
+/* Root only: the empty file for @session_id, owned by @uid:@gid. */
+int bwsh_status_file_create (const char *dir, const char *session_id, uid_t uid, gid_t gid, BwshError *err);
+/* The file for @session_id, opened for appending (O_NOFOLLOW), if it is a
+ * regular file of @uid's; -ENOENT when there is none (no pam_bwsh). */
+int bwsh_status_file_open (const char *dir, const char *session_id, uid_t uid, int *ret_fd);
+/* Read the exit status from the file for @session_id (O_NOFOLLOW, a
+ * regular file of @uid's, at most BWSH_STATUS_FILE_MAX bytes) and remove
+ * it, whatever it held.  -ENODATA: the program's exit was not reported
+ * (bwrap ended before it, or never ran); -EPERM, -EFBIG, -ELOOP, -EINVAL:
+ * not a file bwrap wrote. */
+int bwsh_status_file_take (const char *dir, const char *session_id, uid_t uid, int *ret_exit_status);
 
 /* ------------------------------------------------------------------- locks */
 
@@ -186,6 +218,10 @@ bool bwsh_lock_applies (const char *target, const BwshIdentity *id);
  * itself.  A lock file that cannot be read still locks (empty reason). */
 int bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshError *err);
 int bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err);
+/* The newest lock that applies to @user and was set at or after @since
+ * (seconds since the epoch), or -ENOENT: what ended a session that started
+ * at @since, if a lock did. */
+int bwsh_lock_since (const char *dir, const char *user, int64_t since, BwshLock *ret);
 
 /* Every live entry (bwsh_registry_open() and _list() in one); no registry:
  * none. */

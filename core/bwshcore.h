@@ -237,6 +237,11 @@ typedef struct BwshIdentity
 int bwsh_identity_from_uid (uid_t uid, BwshIdentity **ret, BwshError *err);
 int bwsh_identity_from_name (const char *name, BwshIdentity **ret, BwshError *err);
 BwshIdentity *bwsh_identity_free (BwshIdentity *id);
+static inline void
+bwsh_identity_freep (BwshIdentity **id)
+{
+  bwsh_identity_free (*id);
+}
 bool bwsh_identity_in_group (const BwshIdentity *id, const char *group);
 /* Load the group list now, so that an NSS failure refuses the session
  * instead of silently skipping a restrictive group block.  Idempotent. */
@@ -742,8 +747,10 @@ typedef struct BwshCommand
   size_t n_args;
   const char *recorder;    /* tlog-rec, which the launch runs bwrap under; NULL: not recorded */
   const char *term;        /* TERM of the recording (tlog's "term"), may be NULL */
-  int status_fd;           /* with @recorder: where bwrap says it started (--json-status-fd), which
-                            * the launch that forked this process watches (shell/guard.c); 0: none */
+  int status_fd;           /* bwrap's --json-status-fd: the session's status file (audit.h), or in a
+                            * recorded session the pipe on which the launch that forked this process
+                            * learns that bwrap started, and which it copies to that file
+                            * (shell/guard.c); 0 to 2: none */
 } BwshCommand;
 
 /* @cmd is the server side of a file transfer that sshd runs through the

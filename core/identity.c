@@ -51,12 +51,6 @@ bwsh_identity_free (BwshIdentity *id)
   return NULL;
 }
 
-static void
-identity_freep (BwshIdentity **id)
-{
-  bwsh_identity_free (*id);
-}
-
 static int
 fill_groups (const BwshIdentity *id, struct BwshGroupCache *cache, BwshError *err)
 {
@@ -120,7 +114,7 @@ fill_groups (const BwshIdentity *id, struct BwshGroupCache *cache, BwshError *er
 static int
 identity_from_passwd (const struct passwd *pw, BwshIdentity **ret, BwshError *err)
 {
-  _cleanup_ (identity_freep) BwshIdentity *id = NULL;
+  _cleanup_ (bwsh_identity_freep) BwshIdentity *id = NULL;
 
   id = calloc (1, sizeof *id);
   if (id == NULL)

@@ -114,20 +114,22 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     goto out;
 
   r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
-  /* A recorded session: bwrap reports here that tlog-rec got as far as
-   * starting it; until then, bwsh cannot tell a session from a recorder
-   * that failed on its way (shell/guard.c). */
-  if (r >= 0 && cmd->recorder != NULL && cmd->status_fd > 0)
-    {
-      char status[32];
-      snprintf (status, sizeof status, "%d", cmd->status_fd);
-      if ((r = bwsh_argv_add (&opts, "--json-status-fd")) >= 0)
-        r = bwsh_argv_add (&opts, status);
-    }
   if (r >= 0 && net.pid > 0)
     /* The helper learns the sandbox's pid here, and releases it here once
      * its network is up (helpers/bwsh-netns.c). */
     r = bwsh_net_bwrap_options (&net, &opts);
+  if (r >= 0 && cmd->status_fd > 2)
+    {
+      /* bwrap writes { "child-pid": N } once it has cloned the sandbox
+       * and its monitor appends { "exit-code": N } when the program in the
+       * sandbox exits; the sandbox itself never gets the fd.  In a
+       * recorded session the first says that tlog-rec got as far as
+       * starting bwrap: until then, bwsh cannot tell a session from a
+       * recorder that failed on its way (shell/guard.c). */
+      snprintf (num, sizeof num, "%d", cmd->status_fd);
+      if ((r = bwsh_argv_add (&opts, "--json-status-fd")) >= 0)
+        r = bwsh_argv_add (&opts, num);
+    }
   if (r >= 0)
     r = bwsh_render_command (p, cmd, &command);
   if (r >= 0)
@@ -168,6 +170,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     goto out;
   if (net.pid > 0 && ((r = clear_cloexec (net.info_fd)) < 0 || (r = clear_cloexec (net.block_fd)) < 0))
     goto out;
+  if (cmd->status_fd > 2 && (r = clear_cloexec (cmd->status_fd)) < 0)
+    goto out;
   for (size_t i = 0; i < p->n_mounts; i++)
     if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].fd >= 0
         && (r = clear_cloexec (p->mounts[i].fd)) < 0)
@@ -189,8 +193,6 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
       char *rec_env[] = { lang, NULL, NULL };
 
       if (landlock_fd >= 0 && (r = clear_cloexec (landlock_fd)) < 0)
-        goto out;
-      if (cmd->status_fd > 0 && (r = clear_cloexec (cmd->status_fd)) < 0)
         goto out;
       if (cmd->term != NULL && cmd->term[0] != '\0' && asprintf (&term, "TERM=%s", cmd->term) >= 0)
         rec_env[1] = term;

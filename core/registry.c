@@ -163,25 +163,27 @@ bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err)
   return registry_open (dir, false, ret_dirfd, err);
 }
 
-/* The users' part of the registry below @dirfd: root makes it (@make). */
-static int
-open_user_dir (int dirfd, bool make, int *ret_fd)
+/* A part of the registry below @dirfd, root's with @mode: the users' part
+ * ("user", 01777), the status files ("status", 0755, ended.c; never read as
+ * entries).  Root makes it (@make). */
+int
+bwsh_registry_subdir (int dirfd, const char *name, mode_t mode, bool make, int *ret_fd)
 {
   _cleanup_close_ int fd = -1;
   struct stat st;
 
   make = make && geteuid () == 0;
-  if (make && mkdirat (dirfd, "user", 01777) < 0 && errno != EEXIST)
+  if (make && mkdirat (dirfd, name, mode) < 0 && errno != EEXIST)
     return -errno;
-  fd = openat (dirfd, "user", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return -errno;
   if (fstat (fd, &st) < 0)
     return -errno;
   /* mkdir's mode is cut by the umask. */
-  if (st.st_uid == 0 && make && (st.st_mode & 07777) != 01777 && fchmod (fd, 01777) == 0)
-    st.st_mode = (st.st_mode & ~(mode_t) 07777) | 01777;
-  if (!bwsh_uid_is_root (st.st_uid) || (st.st_mode & 07777) != 01777)
+  if (st.st_uid == 0 && make && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
+    st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
+  if (!bwsh_uid_is_root (st.st_uid) || (st.st_mode & 07777) != mode)
     return -EPERM;
   *ret_fd = steal_fd (&fd);
   return 0;
@@ -298,7 +300,8 @@ list_dir (int dirfd, bool by_user, BwshSessionList *l)
       uid_t owner = 0;
       size_t len = 0;
 
-      if (de->d_name[0] == '.' || (!by_user && strcmp (de->d_name, "user") == 0))
+      if (de->d_name[0] == '.'
+          || (!by_user && (strcmp (de->d_name, "user") == 0 || strcmp (de->d_name, BWSH_STATUS_DIR_NAME) == 0)))
         continue;
       r = read_small_at (dirfd, de->d_name, by_user ? (uid_t) -1 : 0, &owner, &buf, &len);
       if (r == -ENOMEM)
@@ -343,7 +346,7 @@ bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
   BwshSessionList l = { 0 };
   int r = list_dir (dirfd, false, &l);
 
-  if (r >= 0 && open_user_dir (dirfd, false, &userfd) >= 0)
+  if (r >= 0 && bwsh_registry_subdir (dirfd, "user", 01777, false, &userfd) >= 0)
     r = list_dir (userfd, true, &l);
   if (r < 0)
     {
@@ -745,7 +748,7 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
   if (r < 0)
     return r;
   /* Root (pam_bwsh) makes the users' part on the way, for bwsh. */
-  r = open_user_dir (dirfd, true, &userfd);
+  r = bwsh_registry_subdir (dirfd, "user", 01777, true, &userfd);
   if (geteuid () == 0)
     close (steal_fd (&userfd));
   else

@@ -146,14 +146,20 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
   const char *command = rec != NULL && rec->command != NULL ? rec->command : "-";
   _cleanup_free_ char *e_command = bwsh_escape (command, strlen (command));
   _cleanup_free_ char *line = NULL;
+  char end[64] = "";
 
+  /* The end of a session: why, and the status bwrap reported (or "-"). */
+  if (ev->end_reason != NULL)
+    snprintf (end, sizeof end, " end=%s exit=%d", ev->end_reason, ev->exit_status);
+  if (ev->end_reason != NULL && ev->exit_status < 0)
+    snprintf (end, sizeof end, " end=%s exit=-", ev->end_reason);
   if (asprintf (&line,
                 "session %s user=\"%s\" service=\"%s\" rhost=\"%s\" tty=\"%s\" outcome=%s digest=%s "
-                "mounts=%zu refusals=%zu command=\"%s\"",
+                "mounts=%zu refusals=%zu command=\"%s\"%s",
                 event, e_user != NULL ? e_user : "?", e_service != NULL ? e_service : "?",
                 e_rhost != NULL ? e_rhost : "?", e_tty != NULL ? e_tty : "?", outcome,
                 rec != NULL ? rec->digest : "-", rec != NULL ? rec->mounts : 0, rec != NULL ? rec->refusals : 0,
-                e_command != NULL ? e_command : "?")
+                e_command != NULL ? e_command : "?", end)
       < 0)
     line = NULL;
 
@@ -640,13 +646,21 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   ret = register_session (&c, s->id, s->policy, policy_path, rec);
   if (ret != PAM_SUCCESS)
     return ret;
+  /* Where the session's bwrap will report its program's exit status
+   * (audit.h): without it the ended event has no status, nothing else. */
+  r = bwsh_status_file_create (NULL, rec->session_id, s->id->uid, s->id->gid, &err);
+  if (r < 0)
+    pam_syslog (pamh, LOG_WARNING, "no exit status will be recorded for this session of %s: %s", c.user,
+                err.message);
 
   snprintf (env_plan, sizeof env_plan, "BWSH_PLAN=%s", rec->digest);
   snprintf (env_id, sizeof env_id, "BWSH_SESSION_ID=%s", rec->session_id);
   if (pam_putenv (pamh, env_plan) != PAM_SUCCESS || pam_putenv (pamh, env_id) != PAM_SUCCESS
       || pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
     {
+      int ignored;
       (void) bwsh_registry_unregister (NULL, rec->registry_id);
+      (void) bwsh_status_file_take (NULL, rec->session_id, s->id->uid, &ignored); /* removes it */
       return refuse (&c, -ENOMEM, NULL, "cannot record the session");
     }
   /* Root's `su -s /bin/bash USER` passed every check above and runs bash:
@@ -663,6 +677,8 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   const void *data = NULL;
   const SessionRecord *rec;
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_ENDED);
+  _cleanup_ (bwsh_lock_clear) BwshLock lock = { 0 };
+  int status;
   Ctx c;
   int ret;
 
@@ -680,6 +696,21 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   ev.duration = (int64_t) time (NULL) - rec->start;
   if (ev.duration < 0)
     ev.duration = -1; /* the clock went back: no duration */
+  /* What bwrap reported; nothing when it ended before its program did (a
+   * disconnect's SIGHUP, a lock's kill) or the file is not what bwrap wrote. */
+  if (rec->uid >= 0 && bwsh_status_file_take (NULL, rec->session_id, (uid_t) rec->uid, &status) >= 0)
+    ev.exit_status = status;
+  /* A lock set while the session ran, still there: bwshctl lock ended it
+   * (or will: the session is locked either way). */
+  if (c.user != NULL && bwsh_lock_since (NULL, c.user, rec->start, &lock) >= 0)
+    {
+      ev.end_reason = "lock";
+      ev.lock_target = lock.target;
+      ev.lock_reason = lock.reason;
+      ev.lock_by = lock.by;
+    }
+  else
+    ev.end_reason = "logout";
   audit (&c, "close", "closed", rec, &ev);
   return PAM_SUCCESS;
 }

@@ -338,11 +338,16 @@ main (int argc, char **argv)
       cmd.term = plan_term (s->plan);
     }
   /* Without pam_bwsh's registration nobody else records the session; with
-   * it, bwsh records what the session runs (announce()).  What bwrap does after the exec
-   * (its own errors, the shell's exit status) no longer passes through
-   * bwsh: bwrap reports those on the terminal. */
+   * it, bwsh records what the session runs (announce()).  What bwrap does
+   * after the exec no longer passes through bwsh: bwrap reports its own
+   * errors on the terminal, and the shell's exit status in pam_bwsh's
+   * status file (a watched launch copies it there: shell/guard.c). */
   if (!s->admission->registered)
     register_session (s, digest);
+  else
+    /* pam_bwsh's file for the exit status, if it made one: bwrap writes
+     * it, no process of bwsh's waits for the session (audit.h). */
+    (void) bwsh_status_file_open (NULL, getenv ("BWSH_SESSION_ID"), s->id->uid, &cmd.status_fd);
   session = s;
   session_digest = digest;
   if (announced != NULL && strcmp (announced, digest) != 0)

@@ -114,13 +114,38 @@ now_ms (int64_t *ret)
   return 0;
 }
 
+/* What bwrap wrote on the watched status pipe, passed on to pam_bwsh's
+ * status file (@file_fd, if the session has one), which expects bwrap's
+ * own lines: the start, then the exit code. */
+static void
+copy_status (int file_fd, const char *buf, size_t n)
+{
+  if (file_fd > 2)
+    (void) !write (file_fd, buf, n);
+}
+
+/* The rest of it, once the child is gone: bwrap wrote its exit code
+ * before it ended, and no writer is left (or one killed with the child). */
+static void
+drain_status (int status_fd, int file_fd)
+{
+  char buf[256];
+  ssize_t n;
+
+  if (fcntl (status_fd, F_SETFL, O_NONBLOCK) < 0)
+    return;
+  while ((n = read (status_fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0)
+      copy_status (file_fd, buf, (size_t) n);
+}
+
 /* Whether the recorder started bwrap, which says so on bwrap's status fd
  * (--json-status-fd) as soon as it has cloned the sandbox: ATTEMPT_RAN if
  * it did; ATTEMPT_RECORDER_FAILED when every holder of the write end is
  * gone (the recorder ended); ATTEMPT_RECORDER_HUNG when the time ran out,
  * and then the recorder is killed. */
 static Attempt
-recorder_started (int status_fd, pid_t pid, int64_t deadline)
+recorder_started (int status_fd, int file_fd, pid_t pid, int64_t deadline)
 {
   struct pollfd pfd = { .fd = status_fd, .events = POLLIN };
   char buf[256];
@@ -143,6 +168,8 @@ recorder_started (int status_fd, pid_t pid, int64_t deadline)
       do
         n = read (status_fd, buf, sizeof buf);
       while (n < 0 && errno == EINTR);
+      if (n > 0)
+        copy_status (file_fd, buf, (size_t) n);
       return n > 0 ? ATTEMPT_RAN : ATTEMPT_RECORDER_FAILED;
     }
 }
@@ -231,7 +258,7 @@ attempt (Launch *l, int *ret_status)
    * writes its exit code there too, and a closed pipe would kill it with
    * SIGPIPE instead. */
   if (recorded)
-    result = recorder_started (status_r, pid, deadline);
+    result = recorder_started (status_r, l->cmd.status_fd, pid, deadline);
   if (recorded && result == ATTEMPT_RAN)
     {
       /* tlog-rec is this child: the recording id is of its pid. */
@@ -246,6 +273,8 @@ attempt (Launch *l, int *ret_status)
     }
   while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
     ;
+  if (recorded && result == ATTEMPT_RAN)
+    drain_status (status_r, l->cmd.status_fd);
   if (result != ATTEMPT_RAN)
     {
       struct pollfd pfd = { .fd = started_r, .events = POLLIN };

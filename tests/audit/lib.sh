@@ -23,6 +23,9 @@
 #                          lock events go to this journal); IT_RC, IT_OUT, IT_ERR
 #   audit_user_tasks       how many tasks (threads) the test user has on the host
 #   audit_user_procs       "PID:NAME ..." of the test user's live processes
+#   audit_record_tty       record = "tty" for the test user from now on (tlog)
+#   HOLDERS+=(PID), kill_holders   background ssh clients the test holds
+#                          sessions with, and their end (deferred at exit)
 
 # shellcheck disable=SC1091,SC2034
 . "$BWSH_SOURCE_DIR/tests/ssh/lib.sh"
@@ -151,4 +154,29 @@ audit_user_procs()
 audit_unlock_at_exit()
 {
   it_defer rm -f "$IT_PREFIX/var/lib/bwsh/locks/user:$IT_USER"
+}
+
+# The ssh clients a test holds sessions with: ended and reaped at the end,
+# whatever happened.
+HOLDERS=()
+kill_holders()
+{
+  local p
+  for p in "${HOLDERS[@]}"; do kill "$p" 2>/dev/null; done
+  for p in "${HOLDERS[@]}"; do wait "$p" 2>/dev/null; done
+  HOLDERS=()
+}
+
+# record = "tty" for the test user: in the build's policy (a drop-in, which
+# bwsh reads) and in the suite's (pam_bwsh's); and the utmp file tlog-rec
+# adds its record to, in this namespace's /run.  AUDIT_RECORD_DROPIN names
+# the drop-in, removed at exit.
+audit_record_tty()
+{
+  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+  AUDIT_RECORD_DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-record-$IT_USER.conf
+  mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+  it_defer rm -f "$AUDIT_RECORD_DROPIN"
+  printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$AUDIT_RECORD_DROPIN"
+  chmod 644 "$AUDIT_RECORD_DROPIN"
 }

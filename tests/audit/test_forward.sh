@@ -225,13 +225,7 @@ sys.exit(1 if bad or fields == 0 else 0)
 PY
 it_check "a recorded session (record = \"tty\"): tlog's own entries reach the collector too"
 if command -v tlog-rec >/dev/null; then
-  # tlog-rec adds a utmp record: this namespace's /run gets the file.
-  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
-  DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-forward-$IT_USER.conf
-  mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
-  it_defer rm -f "$DROPIN"
-  printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$DROPIN"
-  chmod 644 "$DROPIN"
+  audit_record_tty
   # shellcheck disable=SC2016 # expanded by the session's shell
   timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo FWD-$((6*7))' -- \
     ssh -tt -F "$SSH_CFG" t >"$IT_TMP/rec.out" 2>&1 </dev/null || it_fail "the recorded session failed: $(cat "$IT_TMP/rec.out")"

@@ -64,6 +64,9 @@ ended=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid")
 it_assert_eq 1 "$(grep -c . <<<"$ended")" "ended events with that id"
 [[ $(journal_field "$ended" BWSH_DURATION_SEC) =~ ^[0-9]+$ ]] \
   || it_fail "BWSH_DURATION_SEC of the ended event: $(journal_field "$ended" BWSH_DURATION_SEC)"
+# How it ended: the status bwrap reported for 'false', and no lock.
+it_assert_eq 1 "$(journal_field "$ended" BWSH_EXIT_STATUS)" "BWSH_EXIT_STATUS of the ended event"
+it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" "BWSH_END_REASON of the ended event"
 [ "$(journal_field "$allowed" BWSH_SESSION_ID)" != "$sid" ] || it_fail "two sessions share the id $sid"
 
 it_check "root's su -s /bin/bash USER is recorded unsandboxed, with /bin/bash as the command"

@@ -13,14 +13,6 @@ audit_unlock_at_exit
 it_defer rm -f "$IT_PREFIX/var/lib/bwsh/locks/group:$IT_GROUP"
 journal_start
 ssh_start main
-HOLDERS=()
-kill_holders()
-{
-  local p
-  for p in "${HOLDERS[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${HOLDERS[@]}"; do wait "$p" 2>/dev/null; done
-  HOLDERS=()
-}
 it_defer kill_holders
 
 # hold_session: one ssh session that lasts until it is ended (60 s at most).
@@ -94,6 +86,12 @@ kill_holders
 grep -q started "$IT_TMP/hold.1.out" && grep -q started "$IT_TMP/hold.2.out" \
   || it_fail "(control) the held sessions never started"
 wait_sessions 0 || exit 1
+journal_wait_for 2 "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_END_REASON=lock || exit 1
+for ended in $(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_END_REASON=lock \
+  | python3 -c 'import json, sys
+for l in sys.stdin: e = json.loads(l); print(e.get("BWSH_LOCK_REASON", "").replace(" ", "_"))'); do
+  it_assert_eq laptop_stolen "$ended" "BWSH_LOCK_REASON of a session the lock ended"
+done
 
 it_check "the next ssh login is refused with the lock's reason, on stderr (pam_bwsh's account stage)"
 ssh_run -o LogLevel=INFO t "$SSH_PROBE"

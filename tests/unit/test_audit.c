@@ -3,7 +3,8 @@
  * core/audit.c and core/registry.c: what su and runuser will run (the audit
  * record must not call root's `su -s /bin/bash` a sandbox), the registry's
  * count-then-register under max_sessions and its pruning of sessions whose
- * process died without closing, lock files, and the policy digest.
+ * process died without closing, lock files, the status file a session's
+ * bwrap reports its exit in, and the policy digest.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -275,6 +276,120 @@ test_lock_write_find_remove (void **state)
   bwsh_identity_free (id);
 }
 
+/* --------------------------------------------------------- how it ended */
+
+/* A status file as pam_bwsh makes it, with @content written through the
+ * fd bwsh would hand to bwrap; its path in @path. */
+static void
+status_with (const char *dir, const char *sid, const char *content, char *path, size_t size)
+{
+  BwshError err = { 0 };
+  int fd = -1;
+
+  assert_int_equal (bwsh_status_file_create (dir, sid, getuid (), getgid (), &err), 0);
+  assert_int_equal (bwsh_status_file_open (dir, sid, getuid (), &fd), 0);
+  assert_int_equal (write (fd, content, strlen (content)), (ssize_t) strlen (content));
+  close (fd);
+  snprintf (path, size, "%s/" BWSH_STATUS_DIR_NAME "/%s", dir, sid);
+}
+
+static void
+test_status_file_reports_last_exit_code_and_refuses_what_bwrap_did_not_write (void **state)
+{
+  char dir[sizeof scratch + 32], path[sizeof scratch + 128], sid[BWSH_SESSION_ID_LEN + 1];
+  _cleanup_free_ char *huge = NULL;
+  struct stat st;
+  int status = -1, fd = -1;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  snprintf (dir, sizeof dir, "%s/run/bwsh/ended", scratch);
+  snprintf (path, sizeof path, "%s/run", scratch);
+  (void) mkdir (path, 0755);
+  snprintf (path, sizeof path, "%s/run/bwsh", scratch);
+  (void) mkdir (path, 0755);
+  assert_int_equal (mkdir (dir, 0755), 0);
+  assert_int_equal (bwsh_session_id_new (sid), 0);
+
+  /* What bwrap writes: a start report per attempt, then the exit. */
+  status_with (dir, sid, "{ \"child-pid\": 12, \"mnt-namespace\": 4026531841 }\n{ \"child-pid\": 13 }\n"
+               "{ \"exit-code\": 3 }\n", path, sizeof path);
+  assert_int_equal (stat (path, &st), 0);
+  assert_int_equal (st.st_mode & 07777, 0600);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), 0);
+  assert_int_equal (status, 3);
+  assert_int_equal (lstat (path, &st), -1);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENOENT);
+
+  /* Started, never reported an exit (bwrap was killed), or never ran. */
+  status_with (dir, sid, "{ \"child-pid\": 12 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENODATA);
+  status_with (dir, sid, "", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENODATA);
+
+  /* Not what bwrap writes. */
+  status_with (dir, sid, "{ \"exit-code\": 300 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  status_with (dir, sid, "{ \"exit-code\": 1, \"exit-code\": 2 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  status_with (dir, sid, "{ \"exit-code\": 1 } trailing", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  huge = malloc (BWSH_STATUS_FILE_MAX + 32);
+  assert_non_null (huge);
+  memset (huge, ' ', BWSH_STATUS_FILE_MAX + 31);
+  huge[BWSH_STATUS_FILE_MAX + 31] = '\0';
+  memcpy (huge, "{ \"exit-code\": 4 }", 18);
+  status_with (dir, sid, huge, path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EFBIG);
+  assert_int_equal (lstat (path, &st), -1);
+
+  /* A symlink in its place is not followed, and is removed. */
+  status_with (dir, sid, "", path, sizeof path);
+  assert_int_equal (unlink (path), 0);
+  assert_int_equal (symlink ("/etc/hostname", path), 0);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ELOOP);
+  assert_int_equal (lstat (path, &st), -1);
+
+  /* Somebody else's file: bwsh does not write to it, nor pam_bwsh read it. */
+  status_with (dir, sid, "{ \"exit-code\": 0 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_open (dir, sid, getuid () + 1, &fd), -EPERM);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid () + 1, &status), -EPERM);
+  assert_int_equal (bwsh_status_file_open (dir, "../../etc/passwd", getuid (), &fd), -EINVAL);
+  assert_int_equal (bwsh_status_file_open (dir, sid, getuid (), &fd), -ENOENT);
+  assert_int_equal (status, 3);
+}
+
+static void
+test_lock_since_is_the_newest_set_after_the_start (void **state)
+{
+  char dir[sizeof scratch + 32];
+  BwshLock l = { 0 }, found = { 0 };
+  BwshError err = { 0 };
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("lock files must be root's: run as root");
+  snprintf (dir, sizeof dir, "%s/var/lib/bwsh/locks-since", scratch);
+  l.target = (char *) (uintptr_t) "carol";
+  l.reason = (char *) (uintptr_t) "ticket 9";
+  l.by = (char *) (uintptr_t) "admin";
+  l.since = 1000;
+  assert_int_equal (bwsh_lock_write (dir, &l, &err), 0);
+  /* Set after a session that started at 999 (or at 1000): it ended it. */
+  assert_int_equal (bwsh_lock_since (dir, "carol", 999, &found), 0);
+  assert_string_equal (found.reason, "ticket 9");
+  assert_string_equal (found.by, "admin");
+  bwsh_lock_clear (&found);
+  assert_int_equal (bwsh_lock_since (dir, "carol", 1000, &found), 0);
+  bwsh_lock_clear (&found);
+  /* Older than the session, or somebody else's: not what ended it. */
+  assert_int_equal (bwsh_lock_since (dir, "carol", 1001, &found), -ENOENT);
+  assert_int_equal (bwsh_lock_since (dir, "carolyn", 999, &found), -ENOENT);
+  assert_int_equal (bwsh_lock_remove (dir, "carol", &err), 0);
+  assert_int_equal (bwsh_lock_since (dir, "carol", 999, &found), -ENOENT);
+}
+
 /* -------------------------------------------------------- policy digest */
 
 static void
@@ -344,6 +459,8 @@ main (void)
     cmocka_unit_test (test_registry_limit_and_stale_entries_pruned),
     cmocka_unit_test (test_lock_targets_validated),
     cmocka_unit_test (test_lock_write_find_remove),
+    cmocka_unit_test (test_status_file_reports_last_exit_code_and_refuses_what_bwrap_did_not_write),
+    cmocka_unit_test (test_lock_since_is_the_newest_set_after_the_start),
     cmocka_unit_test (test_policy_digest_follows_every_file),
     cmocka_unit_test (test_session_ids_are_fresh_and_checked),
   };

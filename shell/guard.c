@@ -238,8 +238,10 @@ attempt (Launch *l, int *ret_status)
               break;
             }
 #endif
-      /* This child becomes tlog-rec, and bwrap tells on status_w. */
-      l->cmd.status_fd = status_w;
+      /* This child becomes tlog-rec, and bwrap tells on status_w (which
+       * the parent copies to the session's status file). */
+      if (recorded)
+        l->cmd.status_fd = status_w;
       bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
       /* bwsh's own failure (the network, the exec), not bwrap's setup:
        * no second attempt would fare better.  Say so, then fail as bwsh

@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 void
 strv_free (char **v, size_t n)

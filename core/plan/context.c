@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Destinations the user can never disable or mount over: without them the
  * sandbox either does not start or stops being one (the seed let users

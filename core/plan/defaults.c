@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
 

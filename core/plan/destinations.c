@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* The state directory could not be used: the session still gets a
  * writable home, on a tmpfs, and says so. */

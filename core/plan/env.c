@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Variables passed through from the caller's environment. */
 static const char *const env_allow_default[] = {

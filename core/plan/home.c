@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Entries of $HOME that hold a program's own state, written by programs
  * whether or not they honour XDG_*_HOME: inside, the session's state

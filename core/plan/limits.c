@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 bool
 is_bind (BwshMountKind k)

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 /* Directories between the read-write mount @rw_dest and the protected path
  * @q become mount points (a read-write bind onto themselves): rename(2)

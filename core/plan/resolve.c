@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "plan_internal.h"
 
 int
 bwsh_plan_check_shell (const BwshPlan *p, BwshError *err)

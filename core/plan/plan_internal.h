@@ -2,7 +2,7 @@
 /*
  * The plan's private header: what the files of core/plan/ share and nothing
  * outside them sees.  The plan's public API (bwsh_plan_build(),
- * bwsh_plan_resolve(), ...) is in bwshcore.h.
+ * bwsh_plan_resolve(), ...) is in ../plan.h.
  *
  *   build.c         the plan's life, add_mount(), refuse(), set_reason()
  *   dests.c         the one destination table, for build and resolve

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bwsh core: network (network.c).  bwshcore.h includes every part. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "errors.h"
+#include "render.h"
+
+/* network = "private": the helper program (bwsh-netns, under libexec) that
+ * gives the sandbox's own network namespace its link to the outside through
+ * pasta.  Spawned by bwsh_exec_plan() before the exec of bwrap; see
+ * network.c and helpers/bwsh-netns.c. */
+typedef struct BwshNetHelper
+{
+  pid_t pid;    /* the helper, a child of bwsh and so of bwrap after the exec */
+  int info_fd;  /* bwrap --info-fd: the write end of the pipe the helper reads */
+  int block_fd; /* bwrap --block-fd: the read end of the pipe the helper writes */
+} BwshNetHelper;
+
+/* Spawn the helper @helper_path for pasta @pasta_path.  It learns the
+ * sandbox's pid from bwrap's --info-fd, starts pasta on that process's
+ * network namespace, and releases bwrap's --block-fd only once pasta has
+ * configured it; otherwise it kills the sandbox before anything runs in it.
+ * Both fds in @ret are O_CLOEXEC. */
+int bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetHelper *ret,
+                           BwshError *err);
+/* Can pasta open the tun node for this user?  Without udev (minimal cloud
+ * images, many containers) /dev/net/tun is crw------- root and every
+ * private session would fail inside pasta; this says why, and the fix,
+ * before anything starts.  Part of bwsh_net_helper_start(). */
+#define BWSH_TUN_PATH "/dev/net/tun"
+int bwsh_net_tun_check (BwshError *err);
+/* "crw-------": a file's type and mode as ls shows them. */
+void bwsh_mode_string (mode_t m, char ret[11]);
+/* Append --info-fd and --block-fd for @h to bwrap's options @opts. */
+int bwsh_net_bwrap_options (const BwshNetHelper *h, BwshArgv *opts);
+/* Close bwsh's ends (the helper then exits without a word).  Idempotent. */
+void bwsh_net_helper_close (BwshNetHelper *h);
+
+/* The helper's command line: it serves bwsh (then bwrap's monitor) @parent. */
+int bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t parent, int info_fd,
+                          int block_fd, BwshArgv *ret);
+/* The pasta command line the helper runs for namespace files @netns and @userns. */
+int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
+                         BwshArgv *ret);

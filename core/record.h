@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bwsh core: recording (record.c).  bwshcore.h includes every part. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "errors.h"
+#include "policy.h"
+#include "plan.h"
+#include "render.h"
+
+/* What record = "tty" or "required" does for one session (core/record.c). */
+typedef enum
+{
+  BWSH_RECORDING_OFF = 0,     /* record = "off" */
+  BWSH_RECORDING_ON,          /* tlog-rec records the session's terminal */
+  BWSH_RECORDING_COMMAND,     /* a command, or no terminal: not recorded; its event names the command */
+  BWSH_RECORDING_UNAVAILABLE, /* record = "tty" and tlog-rec cannot run: the session runs unrecorded */
+} BwshRecording;
+
+/* tlog-rec's path, fixed at build time (-DBWSH_TLOG_REC_PATH), and the
+ * helper that restricts a recorded session's bwrap (bwsh-landlock). */
+const char *bwsh_tlog_rec_path (void);
+const char *bwsh_landlock_helper_path (void);
+const char *bwsh_recording_to_string (BwshRecording r);
+
+/* Whether the session @cmd of @p is recorded: an interactive shell with a
+ * terminal (@have_tty), under a policy that records.  With record =
+ * "required", a recorder that cannot run is an error (BWSH_ERROR_RECORD);
+ * with "tty", BWSH_RECORDING_UNAVAILABLE. */
+int bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
+                           BwshError *err);
+
+/* The recording id tlog-rec gives its recording when it runs as process
+ * @pid (tlog's TLOG_REC field and "rec" member): the boot id's hex digits,
+ * the pid and the process's start time in clock ticks, in hex.  exec keeps
+ * both, so the process that is about to exec tlog-rec knows it. */
+#define BWSH_TLOG_REC_ID_MAX 64
+int bwsh_tlog_rec_id (pid_t pid, char ret[BWSH_TLOG_REC_ID_MAX]);
+
+/* The recorder's argv up to the program it records: tlog-rec writing to
+ * the journal, then "--", then bwsh-landlock with @landlock_fd unless it is
+ * -1.  bwrap's argv follows. */
+int bwsh_render_recorder (const char *recorder, int landlock_fd, BwshArgv *ret);
+
+/* Serialise @opts NUL-separated, as bwrap's --args expects. */
+int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
+
+/* Shell-quote one word for display, the way a shell reads it back: '...', or
+ * $'...' with \xNN escapes when it holds a byte a terminal acts on. */
+char *bwsh_shell_quote (const char *s);
+
+/* Human and JSON explanations of @p.  @refusal (NULL when the session
+ * would run) is why a session with this plan would be refused.  A value JSON
+ * cannot carry (not UTF-8) fails with -EILSEQ and says which. */
+int bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
+int bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
+
+const char *bwsh_mount_kind_to_string (BwshMountKind k);
+const char *bwsh_verdict_to_string (BwshVerdict v);
+const char *bwsh_origin_to_string (BwshOrigin o);
+const char *bwsh_net_mode_to_string (BwshNetMode m);
+const char *bwsh_record_mode_to_string (BwshRecordMode m);

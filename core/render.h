@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* bwsh core: render (render.c).  bwshcore.h includes every part. */
+#pragma once
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "plan.h"
+
+typedef struct BwshArgv
+{
+  char **v;   /* NULL-terminated */
+  size_t n;
+  size_t cap;
+} BwshArgv;
+
+int bwsh_argv_add (BwshArgv *a, const char *s);
+void bwsh_argv_clear (BwshArgv *a);
+
+typedef enum
+{
+  BWSH_RENDER_FDS = 0,  /* --ro-bind-fd N: what bwsh execs */
+  BWSH_RENDER_PATHS,    /* --ro-bind SRC: a command an administrator can run */
+} BwshRenderMode;
+
+/* The bwrap options of the plan (everything that goes into --args), without
+ * "--" and the command.  @seccomp_fd < 0 leaves out --seccomp. */
+int bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, BwshArgv *ret);
+
+/* The inner command after "--": shell, and its -l / -c CMD NAME ARGS. */
+typedef struct BwshCommand
+{
+  bool login;
+  bool has_command;
+  const char *command;     /* -c CMD */
+  char *const *args;       /* NAME ARGS..., may be NULL */
+  size_t n_args;
+  const char *recorder;    /* tlog-rec, which the launch runs bwrap under; NULL: not recorded */
+  const char *term;        /* TERM of the recording (tlog's "term"), may be NULL */
+  int status_fd;           /* bwrap's --json-status-fd: the session's status file (audit.h), or in a
+                            * recorded session the pipe on which the launch that forked this process
+                            * learns that bwrap started, and which it copies to that file
+                            * (shell/guard.c); 0 to 2: none */
+} BwshCommand;
+
+/* @cmd is the server side of a file transfer that sshd runs through the
+ * login shell: scp -t/-f, sftp-server, rsync --server, git-*-pack. */
+bool bwsh_command_is_file_transfer (const BwshCommand *cmd);
+
+/* bwrap's argv from "--" on: the inner shell and @cmd.  A file transfer
+ * with state = "tmpfs" gets a read-only $HOME before it (--remount-ro):
+ * an upload outside the project would land in the session's tmpfs, report
+ * success and be gone at logout; it fails with EROFS instead (issue 25). */
+int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret);
+
+/* A plan with entries of the user's, outside strict mode, is launched
+ * guarded: bwsh runs bwrap as its child, and the inner command starts with
+ * BWSH_STARTED_STUB, which writes a byte to BWSH_STARTED_FD once the sandbox
+ * is set up.  When bwrap fails before that, bwsh starts the session again
+ * without the user's entries (shell/guard.c): what no check foresaw never
+ * locks the user out. */
+#define BWSH_STARTED_FD 9
+#define BWSH_STARTED_STUB "printf . >&9; exec 9>&-; exec \"$@\""
+bool bwsh_plan_guards_setup (const BwshPlan *p);

@@ -24,6 +24,9 @@
 #   audit_user_tasks       how many tasks (threads) the test user has on the host
 #   audit_user_procs       "PID:NAME ..." of the test user's live processes
 #   audit_record_tty       record = "tty" for the test user from now on (tlog)
+#   audit_have_tlog        true where tlog-rec is here; false, said once, where
+#                          the release has no tlog package (Debian 13); fails
+#                          the test where apt has tlog and it is missing
 #   HOLDERS+=(PID), kill_holders   background ssh clients the test holds
 #                          sessions with, and their end (deferred at exit)
 
@@ -179,4 +182,16 @@ audit_record_tty()
   it_defer rm -f "$AUDIT_RECORD_DROPIN"
   printf 'match = ( { user = "%s"; record = "tty"; } );\n' "$IT_USER" | tee -a "$SSH_POLICY" >"$AUDIT_RECORD_DROPIN"
   chmod 644 "$AUDIT_RECORD_DROPIN"
+}
+
+# Debian 13 ships no tlog (Debian 12, forky and sid do): there the cases
+# that need a real tlog-rec are left out, and say so; where apt has tlog, a
+# missing tlog-rec is a failure (scripts/test installs it).
+audit_have_tlog()
+{
+  command -v tlog-rec >/dev/null && return 0
+  . "$BWSH_SOURCE_DIR/scripts/deps.sh"
+  [ -z "$(bwsh_available tlog)" ] || { it_fail "tlog-rec is missing (package tlog)"; exit 1; }
+  it_log "this release has no tlog package: the cases that record are left out"
+  return 1
 }

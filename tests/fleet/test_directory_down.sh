@@ -60,6 +60,11 @@ it_check "directory back: the same user logs in sandboxed again"
 fleet_slapd_start
 # SIGUSR2: SSSD goes back online now instead of at its next retry.
 kill -USR2 "$FLEET_SSSD_PID"
-for _ in $(seq 100); do getent passwd "$IN" >/dev/null && break; sleep 0.1; done
-getent passwd "$IN" >/dev/null || it_fail "SSSD does not resolve $IN once slapd is back"
+# Back means the user and the groups the policy matches on: SSSD answers
+# the passwd lookup first and the group lookups (initgroups, which sshd and
+# pam_bwsh ask for) when its back end has caught up.
+back() { id -nG "$IN" 2>/dev/null | tr ' ' '\n' | grep -qx "${FLEET_PFX}staff"; }
+for _ in $(seq 300); do back && break; sleep 0.1; done
+back || it_fail "SSSD does not resolve $IN and its groups 30 s after slapd is back: $(id "$IN" 2>&1)"
 fleet_assert_session "$IN" "bwrap fleet-staff"
+[ "$IT_RC" = 0 ] || it_log "sshd's log, its end: $(tail -n 15 "$SSHD_LOG")"

@@ -150,9 +150,12 @@ audit (const Ctx *c, const char *event, const char *outcome, const SessionRecord
 
   /* The end of a session: why, and the status bwrap reported (or "-"). */
   if (ev->end_reason != NULL)
-    snprintf (end, sizeof end, " end=%s exit=%d", ev->end_reason, ev->exit_status);
-  if (ev->end_reason != NULL && ev->exit_status < 0)
-    snprintf (end, sizeof end, " end=%s exit=-", ev->end_reason);
+    {
+      char status[16] = "-";
+      if (ev->exit_status >= 0)
+        snprintf (status, sizeof status, "%d", ev->exit_status);
+      snprintf (end, sizeof end, " end=%s exit=%s", ev->end_reason, status);
+    }
   if (asprintf (&line,
                 "session %s user=\"%s\" service=\"%s\" rhost=\"%s\" tty=\"%s\" outcome=%s digest=%s "
                 "mounts=%zu refusals=%zu command=\"%s\"%s",

@@ -401,8 +401,9 @@ network_text (BwshNetMode m)
     {
     case BWSH_NET_PRIVATE:
       return "private: the sandbox's own network namespace, egress through pasta; the host's loopback "
-             "services, its gateway mapping, its abstract unix sockets and its socket tables "
-             "(/proc/net) are out of reach; outgoing connections to other hosts are not filtered";
+             "services, its other addresses, its gateway mapping, its abstract unix sockets and its "
+             "socket tables (/proc/net) are out of reach; outgoing connections to other hosts are not "
+             "filtered";
     case BWSH_NET_NONE:
       return "none: loopback only; nothing outside the sandbox is reachable over the network";
     case BWSH_NET_SHARED:

@@ -39,6 +39,11 @@
  * directory, removed as soon as pasta is up or gone, and it opens no socket
  * on the host side but those of the connections the sandbox makes
  * (-t/-u/-T/-U none).
+ *
+ * pasta's sockets are the host's, so a connection to any of the host's own
+ * addresses would reach the host's services; before the shell starts, the
+ * helper joins the sandbox's namespaces and adds a "prohibit" route for
+ * each of them, and for each the host gains later (netns_guard.c).
  */
 #include "config.h"
 
@@ -63,6 +68,7 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "netns_guard.h"
 
 /* How long pasta may take to configure the namespace before the session is
  * refused: ~20 ms on an idle machine.  In a login storm on 2 busy CPUs
@@ -82,6 +88,9 @@ typedef struct
   int sandbox_pidfd; /* pid 1 of the sandbox, once known */
   pid_t sandbox_pid;
   pid_t pasta_pid;
+  int netns_fd;  /* the sandbox's network namespace, once checked */
+  int userns_fd; /* the user namespace that owns it */
+  HostGuard guard;
   const char *pasta_path;
 } Helper;
 
@@ -293,7 +302,6 @@ pasta_exited (pid_t pid)
 static int
 start_pasta (Helper *h)
 {
-  _cleanup_close_ int netns_fd = -1, userns_fd = -1;
   unsigned long long pid = 0, netns_id = 0;
   char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
   int ready_fd;
@@ -319,8 +327,8 @@ start_pasta (Helper *h)
   /* The namespace is the one bwrap cloned (its inode is what bwrap told
    * us), so the pidfd opened before this check is that process too. */
   snprintf (buf, sizeof buf, "/proc/%d/ns/net", h->sandbox_pid);
-  netns_fd = open (buf, O_RDONLY | O_CLOEXEC);
-  if (netns_fd < 0 || fstat (netns_fd, &st) < 0 || (unsigned long long) st.st_ino != netns_id)
+  h->netns_fd = open (buf, O_RDONLY | O_CLOEXEC);
+  if (h->netns_fd < 0 || fstat (h->netns_fd, &st) < 0 || (unsigned long long) st.st_ino != netns_id)
     {
       report ("network: the sandbox's network namespace is not the one bwrap made");
       return -ESRCH;
@@ -328,14 +336,14 @@ start_pasta (Helper *h)
   /* pasta needs CAP_NET_ADMIN over the namespace: it joins the user
    * namespace that owns it, the first one bwrap made, not the nested one
    * --disable-userns adds later. */
-  userns_fd = ioctl (netns_fd, NS_GET_USERNS);
-  if (userns_fd < 0)
+  h->userns_fd = ioctl (h->netns_fd, NS_GET_USERNS);
+  if (h->userns_fd < 0)
     {
       r = -errno;
       report ("network: cannot find the sandbox's user namespace: %s", strerror (-r));
       return r;
     }
-  if (fcntl (userns_fd, F_SETFD, FD_CLOEXEC) < 0)
+  if (fcntl (h->userns_fd, F_SETFD, FD_CLOEXEC) < 0)
     return -errno;
   r = wait_uid_map (h->sandbox_pid);
   if (r < 0)
@@ -374,7 +382,7 @@ start_pasta (Helper *h)
       return r;
     }
   if (h->pasta_pid == 0)
-    exec_pasta (h, helper_pid, userns_fd, ready_path);
+    exec_pasta (h, helper_pid, h->userns_fd, ready_path);
   pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
 
   /* pasta writes its pid once the namespace is configured; its exit first
@@ -447,7 +455,7 @@ start_pasta (Helper *h)
 static int
 run (Helper *h)
 {
-  char status_buf[64];
+  char status_buf[64], what[128] = "";
   int r, status = 0, pasta_pidfd;
 
   r = start_pasta (h);
@@ -461,7 +469,26 @@ run (Helper *h)
         report ("session refused: network = \"private\" could not be set up");
       return 1;
     }
-  /* Up: let the sandbox exec the shell. */
+  /* Up.  Before the shell starts, the host's own addresses go out of
+   * reach (netns_guard.c); a host whose addresses cannot be kept out is
+   * one the session does not start on.  The host's changes are listened
+   * to before its table is read, so none falls between the two. */
+  r = host_guard_listen (&h->guard);
+  if (r < 0)
+    snprintf (what, sizeof what, "the host's route changes");
+  else if ((r = host_guard_enter (&h->guard, h->userns_fd, h->netns_fd)) < 0)
+    snprintf (what, sizeof what, "the sandbox's network namespace");
+  else
+    r = host_guard_sync (&h->guard, what, sizeof what);
+  if (r < 0)
+    {
+      kill_sandbox (h);
+      kill (h->pasta_pid, SIGKILL);
+      report ("network: cannot keep the host's own addresses out of the sandbox: %s: %s", what, strerror (-r));
+      report ("session refused: network = \"private\" could not be set up");
+      return 1;
+    }
+  /* Let the sandbox exec the shell. */
   if (write (h->block_fd, "1", 1) != 1)
     {
       kill_sandbox (h);
@@ -474,10 +501,11 @@ run (Helper *h)
   pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = h->parent_pidfd, .events = POLLIN },
-                               { .fd = pasta_pidfd, .events = POLLIN } };
+      struct pollfd pfd[3] = { { .fd = h->parent_pidfd, .events = POLLIN },
+                               { .fd = pasta_pidfd, .events = POLLIN },
+                               { .fd = h->guard.host_fd, .events = POLLIN } };
 
-      if (pasta_pidfd < 0 || poll (pfd, 2, -1) < 0)
+      if (pasta_pidfd < 0 || poll (pfd, 3, -1) < 0)
         {
           if (pasta_pidfd >= 0 && errno == EINTR)
             continue;
@@ -491,6 +519,17 @@ run (Helper *h)
         }
       if (pfd[1].revents != 0)
         break;
+      /* The host gained an address: out of reach before anything else.
+       * One that cannot be kept out ends the session. */
+      if (pfd[2].revents != 0 && (r = host_guard_event (&h->guard, what, sizeof what)) < 0)
+        {
+          kill_sandbox (h);
+          kill (h->pasta_pid, SIGKILL);
+          (void) waitpid (h->pasta_pid, &status, 0);
+          report ("network: cannot keep the host's new address out of the sandbox: %s: %s; ending the session",
+                  what, strerror (-r));
+          return 1;
+        }
     }
   /* The session without pasta would have no network at all, never the
    * host's; but a session that silently lost its network is a puzzle for
@@ -526,7 +565,8 @@ usage (void)
 int
 main (int argc, char **argv)
 {
-  Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1 };
+  Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1, .netns_fd = -1,
+               .userns_fd = -1, .guard = HOST_GUARD_INIT };
   long parent = 0, info = -1, block = -1;
   int devnull;
 

@@ -1089,8 +1089,8 @@ probe_network (Doctor *d, const char *pasta)
     {
       finding (d, LEVEL_OK, NULL,
                "network: private, egress through %s, which configured a sandbox's network for %s as it does at "
-               "a login; blocks the host's loopback services, its gateway mapping, its abstract unix sockets and "
-               "its socket tables; connections to other hosts are not filtered",
+               "a login; blocks the host's loopback services, its other addresses, its gateway mapping, its "
+               "abstract unix sockets and its socket tables; connections to other hosts are not filtered",
                pasta, who);
       cmd_result_clear (&res);
       return;

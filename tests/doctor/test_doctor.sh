@@ -706,7 +706,7 @@ network_private_tun_closed_to_users)
 network_private_probe_as_nobody)
   need_root
   run
-  expect_finding ok "network: private, egress through /usr/bin/pasta, which configured a sandbox's network for an unprivileged account (nobody) as it does at a login; blocks the host's loopback services, its gateway mapping, its abstract unix sockets and its socket tables; connections to other hosts are not filtered"
+  expect_finding ok "network: private, egress through /usr/bin/pasta, which configured a sandbox's network for an unprivileged account (nobody) as it does at a login; blocks the host's loopback services, its other addresses, its gateway mapping, its abstract unix sockets and its socket tables; connections to other hosts are not filtered"
   ;;
 landlock_best_effort_network_none)
   write_policy <<'EOF'

@@ -209,6 +209,60 @@ case_private_blocks_gateway_mapping_that_plain_pasta_allows()
   nt_unreached own
 }
 
+# #27, found this round: pasta connects from sockets on the host, so any of
+# the host's own addresses reaches the host's services, not only its
+# loopback or main address: a second interface, a bridge (docker0), a VPN.
+# Here the host's end of the remote host's veth, 198.51.100.1, and an
+# address the host gains while the session runs.
+case_private_blocks_every_host_address_that_plain_pasta_reaches()
+{
+  nt_serve_host
+  nt_remote_host
+  local port=$((NT_TCP + 1)) late=203.0.113.77
+
+  it_check "control: pasta with bwsh's own options, no guard, reaches the host's listener at $NT_REMOTE_HOST"
+  IT_RC=0
+  timeout -k 5 30 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+    pasta --quiet --foreground --config-net --no-map-gw -t none -u none -T none -U none -- \
+    "$NT_PY" "$IT_HOME/project/net_tool.py" tcp "$NT_REMOTE_HOST" "$port" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+    || IT_RC=$?
+  it_collect
+  nt_line "tcp=OK:$NT_TOKEN"
+
+  it_check "private over ssh: refused at $NT_REMOTE_HOST (Permission denied), the remote host still reached"
+  nt_mode private
+  ssh_start net
+  ssh_run t "$NT_P tcp $NT_REMOTE_HOST $port; $NT_P http http://$NT_REMOTE:8080/token.txt; ip -4 route show type prohibit"
+  it_assert_rc 0
+  nt_line "tcp=ERR:[Errno 13] Permission denied"
+  nt_line "http=OK:remote-$NT_TOKEN"
+  nt_line "prohibit $NT_REMOTE_HOST proto static "
+
+  it_check "an address the host gains during the session is out of reach too"
+  rm -f "$IT_HOME/project/go"
+  (IT_RC=0; timeout -k 5 90 su - "$IT_USER" -c \
+    "echo up; while [ ! -e ~/project/go ]; do sleep 0.1; done; $NT_P tcp $late $port; ip -4 route show type prohibit" \
+    </dev/null >"$IT_TMP/bg.out" 2>"$IT_TMP/bg.err" || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
+  local bg=$! i
+  it_defer kill -TERM "$bg"
+  for ((i = 0; i < 400; i++)); do
+    grep -qx up "$IT_TMP/bg.out" 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -qx up "$IT_TMP/bg.out" || { it_fail "the session never started: $(cat "$IT_TMP/bg.err")"; return; }
+  ip addr add "$late/32" dev "${NT_VETH}a" || { it_fail "cannot add $late to the host"; return; }
+  "$NT_PY" "$NT_DIR/net_tool.py" tcp "$late" "$port" | grep -qx "tcp=OK:$NT_TOKEN" \
+    || it_fail "control: the host's listener does not answer at $late on the host"
+  it_as_user touch "$IT_HOME/project/go"
+  wait "$bg"
+  IT_OUT=$(cat "$IT_TMP/bg.out")
+  IT_ERR=$(cat "$IT_TMP/bg.err")
+  it_assert_eq 0 "$(cat "$IT_TMP/bg.rc")" "exit status of the session"
+  nt_line "tcp=ERR:[Errno 13] Permission denied"
+  nt_line "prohibit $late proto static "
+  rm -f "$IT_HOME/project/go"
+}
+
 case_private_reaches_remote_host_through_pasta_over_su_and_ssh()
 {
   nt_remote_host

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* bwsh-netns: the host's own addresses, kept out of the sandbox's reach
+ * (netns_guard.c). */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct
+{
+  int host_fd;    /* rtnetlink in the host's namespace: dumps and route events */
+  int sandbox_fd; /* rtnetlink in the sandbox's namespace: where routes are added */
+  uint32_t seq;
+  unsigned added; /* routes added so far, for the record */
+} HostGuard;
+
+#define HOST_GUARD_INIT { .host_fd = -1, .sandbox_fd = -1 }
+
+/* Subscribe to the host's route changes.  Before the engine starts, so
+ * that no address the host gains meanwhile goes unseen. */
+int host_guard_listen (HostGuard *g);
+/* Join the sandbox's user and network namespaces (the helper is their
+ * owner) and open the socket the routes are added through. */
+int host_guard_enter (HostGuard *g, int userns_fd, int netns_fd);
+/* Dump the host's local routing table and add, in the sandbox, a
+ * "prohibit" route for each of its destinations. */
+int host_guard_sync (HostGuard *g, char *what, size_t what_size);
+/* The host socket is readable: add what the host gained.  On error, @what
+ * names the address that could not be kept out. */
+int host_guard_event (HostGuard *g, char *what, size_t what_size);
+void host_guard_close (HostGuard *g);

@@ -317,6 +317,12 @@ bwsh_record_mode_to_string (BwshRecordMode m)
 }
 
 const char *
+bwsh_net_engine_to_string (BwshNetEngine e)
+{
+  return e == BWSH_NET_ENGINE_PASTA ? "pasta" : "slirp4netns";
+}
+
+const char *
 bwsh_net_mode_to_string (BwshNetMode m)
 {
   switch (m)

@@ -316,6 +316,8 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
     }
   if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
       || (r = jset_string (&j, root, "", "network", bwsh_net_mode_to_string (p->network), err)) < 0
+      || (p->network == BWSH_NET_PRIVATE
+          && (r = jset_string (&j, root, "", "network_engine", bwsh_net_engine_to_string (p->net_engine), err)) < 0)
       || (r = jset_string (&j, root, "", "record", bwsh_record_mode_to_string (p->record), err)) < 0
       || (r = jset_string (&j, limits, "/limits", "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
       || (r = jset_string (&j, limits, "/limits", "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
@@ -395,11 +397,16 @@ append (char **buf, size_t *len, const char *fmt, ...)
 /* What each mode blocks and what it does not (#14); the landlock line that
  * follows says what this kernel adds. */
 static const char *
-network_text (BwshNetMode m)
+network_text (BwshNetMode m, BwshNetEngine e)
 {
   switch (m)
     {
     case BWSH_NET_PRIVATE:
+      if (e == BWSH_NET_ENGINE_SLIRP4NETNS)
+        return "private: the sandbox's own network namespace, egress through slirp4netns (IPv4, confined "
+               "with Landlock); the host's loopback services, its other addresses, its gateway mapping, its "
+               "abstract unix sockets and its socket tables (/proc/net) are out of reach; outgoing "
+               "connections to other hosts are not filtered";
       return "private: the sandbox's own network namespace, egress through pasta; the host's loopback "
              "services, its other addresses, its gateway mapping, its abstract unix sockets and its "
              "socket tables (/proc/net) are out of reach; outgoing connections to other hosts are not "
@@ -453,7 +460,7 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   if (r >= 0)
     r = append (&buf, &len, "; nested user namespaces %s\n", p->disable_userns ? "disabled" : "allowed");
   if (r >= 0)
-    r = append (&buf, &len, "network: %s\n", network_text (p->network));
+    r = append (&buf, &len, "network: %s\n", network_text (p->network, p->net_engine));
   if (r >= 0 && p->record != BWSH_RECORD_OFF)
     r = append (&buf, &len,
                 "record: %s: an interactive session with a terminal is recorded by %s outside the sandbox, "

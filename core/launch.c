@@ -98,10 +98,11 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
                                m->dest);
     }
 
-  /* Before the limits and Landlock, which are the sandbox's, not pasta's. */
+  /* Before the limits and Landlock, which are the sandbox's, not the
+   * network engine's. */
   if (p->network == BWSH_NET_PRIVATE)
     {
-      r = bwsh_net_helper_start (bwsh_netns_helper_path (), bwsh_pasta_path (), &net, err);
+      r = bwsh_net_helper_start (bwsh_netns_helper_path (), p->net_engine, &net, err);
       if (r < 0)
         {
           bwsh_error_step (err, BWSH_ERROR_NETWORK, r);

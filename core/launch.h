@@ -29,5 +29,6 @@ const char *bwsh_program_path (const char *test_env, const char *path);
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);
 const char *bwsh_pasta_path (void);
+const char *bwsh_slirp4netns_path (void);
 const char *bwsh_netns_helper_path (void);
 const char *bwsh_policy_path (void);

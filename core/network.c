@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * network = "private" (#14): the sandbox's own network namespace, given a
- * link to the outside world by pasta (Debian package passt), through the
- * helper program bwsh-netns (helpers/bwsh-netns.c, installed under libexec).
+ * link to the outside world by its engine, slirp4netns (the default since
+ * #27) or pasta (Debian package passt), through the helper program
+ * bwsh-netns (helpers/bwsh-netns.c, installed under libexec).
  * This file only checks what the helper needs, builds its command line and
  * pasta's, and spawns it; the helper is the process that waits, kills and
  * reports (#26: core holds no process code).  See bwsh-netns.c for who
@@ -29,6 +30,24 @@ const char *
 bwsh_pasta_path (void)
 {
   return bwsh_program_path ("BWSH_TEST_PASTA", BWSH_PASTA_PATH);
+}
+
+const char *
+bwsh_slirp4netns_path (void)
+{
+  return bwsh_program_path ("BWSH_TEST_SLIRP4NETNS", BWSH_SLIRP4NETNS_PATH);
+}
+
+const char *
+bwsh_net_engine_path (BwshNetEngine e)
+{
+  return e == BWSH_NET_ENGINE_PASTA ? bwsh_pasta_path () : bwsh_slirp4netns_path ();
+}
+
+const char *
+bwsh_net_engine_package (BwshNetEngine e)
+{
+  return e == BWSH_NET_ENGINE_PASTA ? "passt" : "slirp4netns";
 }
 
 const char *
@@ -64,6 +83,34 @@ bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *user
   return 0;
 }
 
+int
+bwsh_net_slirp4netns_argv (const char *path, const char *netns, const char *userns, int ready_fd, BwshArgv *ret)
+{
+  /* --configure: tap0 at 10.0.2.100/24, the default route through
+   * 10.0.2.2.  --disable-host-loopback: 10.0.2.2 is a gateway, not a way
+   * back to the host's loopback (slirp4netns's default maps it there).
+   * --disable-dns: no resolver at 10.0.2.3; the sandbox reads the host's
+   * /etc/resolv.conf and asks its resolvers directly, as with pasta.  No
+   * --api-socket and no port forwarding: nothing on the host side but the
+   * sockets of the connections the sandbox makes.  --enable-seccomp: its
+   * own system call filter.  Not --enable-sandbox, which needs root in
+   * the user namespace it runs in (podman's case, not a login's): the
+   * helper confines it with Landlock instead (bwsh-netns.c).  The host's
+   * other addresses are the helper's too (netns_guard.c). */
+  char ready[32];
+  const char *const argv[] = {
+    path, "--configure", "--mtu=65520", "--disable-host-loopback", "--disable-dns", "--enable-seccomp",
+    "--ready-fd", ready, "--netns-type=path", "--userns-path", userns, netns, "tap0",
+  };
+  int r;
+
+  snprintf (ready, sizeof ready, "%d", ready_fd);
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
+    if ((r = bwsh_argv_add (ret, argv[i])) < 0)
+      return r;
+  return 0;
+}
+
 void
 bwsh_mode_string (mode_t m, char ret[11])
 {
@@ -76,7 +123,7 @@ bwsh_mode_string (mode_t m, char ret[11])
 }
 
 int
-bwsh_net_tun_check (BwshError *err)
+bwsh_net_tun_check (BwshNetEngine engine, BwshError *err)
 {
   _cleanup_close_ int fd = -1;
   char mode[11] = "", owner[32] = "", what[64] = "";
@@ -84,7 +131,7 @@ bwsh_net_tun_check (BwshError *err)
   const char *fix;
   int r;
 
-  /* pasta opens the node from the sandbox's user namespace, where the
+  /* The engine opens the node from the sandbox's user namespace, where the
    * host's root owns nothing: the node's "other" bits decide, as they do
    * for the user here.  An open, not access(): a node without its driver
    * (no tun module) fails only then.  Opening tun attaches nothing. */
@@ -108,18 +155,19 @@ bwsh_net_tun_check (BwshError *err)
   else
     fix = "load the tun module (modprobe tun)";
   return bwsh_error_set (err, r, BWSH_TUN_PATH, 0, 0,
-                         "%s%s: pasta opens it as the user for network = \"private\"; %s, or set network = "
+                         "%s%s: %s opens it as the user for network = \"private\"; %s, or set network = "
                          "\"none\" in the policy",
-                         strerror (-r), what, fix);
+                         strerror (-r), what, bwsh_net_engine_to_string (engine), fix);
 }
 
 int
-bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t parent, int info_fd, int block_fd,
-                      BwshArgv *ret)
+bwsh_net_helper_argv (const char *helper_path, BwshNetEngine engine, const char *engine_path, pid_t parent,
+                      int info_fd, int block_fd, BwshArgv *ret)
 {
   char pid[32], info[32], block[32];
   const char *const argv[] = {
-    helper_path, "--pasta", pasta_path, "--parent", pid, "--info-fd", info, "--block-fd", block,
+    helper_path, "--engine", bwsh_net_engine_to_string (engine), "--path", engine_path, "--parent", pid,
+    "--info-fd", info, "--block-fd", block,
   };
   int r;
 
@@ -133,8 +181,9 @@ bwsh_net_helper_argv (const char *helper_path, const char *pasta_path, pid_t par
 }
 
 int
-bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetHelper *ret, BwshError *err)
+bwsh_net_helper_start (const char *helper_path, BwshNetEngine engine, BwshNetHelper *ret, BwshError *err)
 {
+  const char *engine_path = bwsh_net_engine_path (engine);
   int info[2] = { -1, -1 }, block[2] = { -1, -1 };
   posix_spawn_file_actions_t fa;
   bool fa_ready = false;
@@ -143,11 +192,11 @@ bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetH
   pid_t pid;
   int r;
 
-  if (access (pasta_path, X_OK) < 0)
+  if (access (engine_path, X_OK) < 0)
     {
       r = -errno;
-      return bwsh_error_set (err, r, NULL, 0, 0,
-                             "network = \"private\" needs pasta (Debian package passt): %s: %s", pasta_path,
+      return bwsh_error_set (err, r, NULL, 0, 0, "network = \"private\" needs %s (Debian package %s): %s: %s",
+                             bwsh_net_engine_to_string (engine), bwsh_net_engine_package (engine), engine_path,
                              strerror (-r));
     }
   if (access (helper_path, X_OK) < 0)
@@ -156,7 +205,7 @@ bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetH
       return bwsh_error_set (err, r, NULL, 0, 0, "network = \"private\" needs bwsh's helper %s: %s (reinstall bwsh)",
                              helper_path, strerror (-r));
     }
-  r = bwsh_net_tun_check (err);
+  r = bwsh_net_tun_check (engine, err);
   if (r < 0)
     return r;
   if (pipe2 (info, O_CLOEXEC) < 0 || pipe2 (block, O_CLOEXEC) < 0)
@@ -164,7 +213,7 @@ bwsh_net_helper_start (const char *helper_path, const char *pasta_path, BwshNetH
       r = -errno;
       goto fail;
     }
-  r = bwsh_net_helper_argv (helper_path, pasta_path, getpid (), info[0], block[1], &argv);
+  r = bwsh_net_helper_argv (helper_path, engine, engine_path, getpid (), info[0], block[1], &argv);
   if (r < 0)
     goto fail;
   /* dup2 of an fd onto itself clears its FD_CLOEXEC in the child only

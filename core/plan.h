@@ -118,6 +118,7 @@ typedef struct BwshPlan
   bool unshare[_BWSH_NS_MAX];
   bool disable_userns;
   BwshNetMode network;
+  BwshNetEngine net_engine; /* with network = private */
   BwshRecordMode record;
   BwshLandlockRequest landlock;
   BwshSeccompChoice seccomp;

@@ -154,6 +154,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->run_mode = BWSH_RUN_TMPFS;
   p->dev_mode = BWSH_DEV_MINIMAL;
   p->net_mode = BWSH_DEFAULT_NET_MODE;
+  p->net_engine = BWSH_NET_ENGINE_PASTA;
   p->root_tmpfs_size = UINT64_C (64) * 1024 * 1024;
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
   p->start_dir = BWSH_START_HOME;
@@ -229,6 +230,7 @@ const Key root_keys[] = {
   { "run", bwsh_policy_key_run, 0, 0, NULL },
   { "dev", bwsh_policy_key_dev, 0, 0, NULL },
   { "network", bwsh_policy_key_network, 0, 0, NULL },
+  { "network_engine", bwsh_policy_key_network_engine, 0, 0, NULL },
   { "record", bwsh_policy_key_record, 0, 0, NULL },
   { "root_size", bwsh_policy_key_size, OFF (root_tmpfs_size), 0, NULL },
   { "tmp_size", bwsh_policy_key_size, OFF (tmp_tmpfs_size), 0, NULL },

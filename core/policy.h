@@ -63,8 +63,15 @@ typedef enum
 {
   BWSH_NET_SHARED = 0, /* the host's network namespace: its loopback, its abstract sockets */
   BWSH_NET_NONE,       /* a new namespace with loopback only */
-  BWSH_NET_PRIVATE,    /* a new namespace with user-mode egress through pasta (the default) */
+  BWSH_NET_PRIVATE,    /* a new namespace with user-mode egress (the default) */
 } BwshNetMode;
+
+/* network_engine: what gives a private network its egress (#27). */
+typedef enum
+{
+  BWSH_NET_ENGINE_PASTA = 0,  /* IPv4 and IPv6, ~29 MB a session (the default) */
+  BWSH_NET_ENGINE_SLIRP4NETNS, /* IPv4 only, ~1 MB a session */
+} BwshNetEngine;
 
 /* record: interactive sessions recorded with tlog-rec, outside the sandbox
  * (core/record.c). */
@@ -122,6 +129,7 @@ typedef struct BwshPolicy
   BwshRunMode run_mode;
   BwshDevMode dev_mode;
   BwshNetMode net_mode;
+  BwshNetEngine net_engine;
   BwshRecordMode record_mode;
   uint64_t root_tmpfs_size;  /* bytes, 0 = bwrap's default */
   uint64_t tmp_tmpfs_size;   /* /tmp, /var/tmp, /dev/shm and the state tmpfs */

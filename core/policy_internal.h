@@ -105,6 +105,8 @@ int bwsh_policy_key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const
 int bwsh_policy_key_user_config_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_network_engine (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
+                                    const Key *k);
 int bwsh_policy_key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);

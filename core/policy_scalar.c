@@ -200,6 +200,23 @@ bwsh_policy_key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const
 }
 
 int
+bwsh_policy_key_network_engine (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  static const EnumName names[] = {
+    { "slirp4netns", BWSH_NET_ENGINE_SLIRP4NETNS },
+    { "pasta", BWSH_NET_ENGINE_PASTA },
+  };
+  int v = 0, r;
+
+  (void) k;
+  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
+  if (r < 0)
+    return r;
+  p->net_engine = (BwshNetEngine) v;
+  return 0;
+}
+
+int
 bwsh_policy_key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   static const EnumName names[] = {

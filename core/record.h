@@ -65,4 +65,5 @@ const char *bwsh_mount_kind_to_string (BwshMountKind k);
 const char *bwsh_verdict_to_string (BwshVerdict v);
 const char *bwsh_origin_to_string (BwshOrigin o);
 const char *bwsh_net_mode_to_string (BwshNetMode m);
+const char *bwsh_net_engine_to_string (BwshNetEngine e);
 const char *bwsh_record_mode_to_string (BwshRecordMode m);

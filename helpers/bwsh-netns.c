@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/landlock.h>
 #include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
@@ -75,7 +76,7 @@
  * (bench/storm.sh) a session that starts at all takes up to 12 s without a
  * network, and 10 s here refused most private ones: a slow login beats a
  * refused one, and sshd's LoginGraceTime still bounds it. */
-#define PASTA_READY_TIMEOUT_MS 60000
+#define ENGINE_READY_TIMEOUT_MS 60000
 /* How long bwrap may take to write the namespace's user map (it does so
  * right after the clone; pasta must not join the namespace before). */
 #define UID_MAP_TIMEOUT_MS 60000
@@ -87,11 +88,14 @@ typedef struct
   int parent_pidfd;  /* bwsh, then bwrap's monitor */
   int sandbox_pidfd; /* pid 1 of the sandbox, once known */
   pid_t sandbox_pid;
-  pid_t pasta_pid;
+  pid_t engine_pid;
   int netns_fd;  /* the sandbox's network namespace, once checked */
   int userns_fd; /* the user namespace that owns it */
   HostGuard guard;
-  const char *pasta_path;
+  int engine_err_fd; /* slirp4netns's stderr: shown if it fails, else dropped */
+  const char *engine_path;
+  BwshNetEngine engine;
+  const char *name; /* the engine's, in messages */
 } Helper;
 
 static long
@@ -227,15 +231,109 @@ status_string (int status, char *buf, size_t size)
   return buf;
 }
 
+static int
+allow_path (int ruleset_fd, const char *path, uint64_t access)
+{
+  struct landlock_path_beneath_attr rule = { .allowed_access = access };
+  _cleanup_close_ int fd = open (path, O_PATH | O_CLOEXEC);
+
+  if (fd < 0)
+    return errno == ENOENT ? 0 : -errno; /* no /lib64 here: nothing to allow */
+  rule.parent_fd = fd;
+  if (syscall (SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
+    return -errno;
+  return 0;
+}
+
+/* slirp4netns runs outside the sandbox as the user, in the host's network
+ * namespace; its --enable-sandbox needs root in its user namespace, which
+ * a login does not have.  So the helper confines it before the exec: it
+ * may read and execute /usr (its program and libraries) and open the tun
+ * node, and nothing else of the file system: not the user's files, not
+ * /tmp, not /run.  Its namespaces are opened through /proc's links to
+ * nsfs, which Landlock leaves alone.  A kernel without Landlock runs it
+ * unconfined, as it runs pasta's own isolation; one that fails to apply
+ * it does not run it. */
+static int
+confine_slirp4netns (void)
+{
+  const uint64_t rx = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
+  struct landlock_ruleset_attr attr = { 0 };
+  uint64_t tun = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+  _cleanup_close_ int ruleset_fd = -1;
+  long abi;
+  int r;
+
+  abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
+  if (abi < 0)
+    return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : -errno;
+  attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: every right */
+  if (abi >= 2)
+    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
+#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
+  if (abi >= 3)
+    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
+#endif
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+  if (abi >= 5)
+    {
+      attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
+      tun |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* TUNSETIFF */
+    }
+#endif
+  ruleset_fd = (int) syscall (SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
+  if (ruleset_fd < 0)
+    return -errno;
+  if ((r = allow_path (ruleset_fd, "/usr", rx)) < 0 || (r = allow_path (ruleset_fd, "/lib", rx)) < 0
+      || (r = allow_path (ruleset_fd, "/lib64", rx)) < 0
+      || (r = allow_path (ruleset_fd, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE)) < 0
+      || (r = allow_path (ruleset_fd, BWSH_TUN_PATH, tun)) < 0)
+    return r;
+  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall (SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
+    return -errno;
+  return 0;
+}
+
+/* slirp4netns joins the namespaces by their files: the helper's
+ * descriptors of both, inherited, as /proc/self/fd/N (under Landlock it
+ * may not look into another process's /proc/PID).  It writes to
+ * @ready_fd once the namespace is configured, and what it says on stderr
+ * (a line per start) to @err_fd, for the helper to show only if it fails. */
 static _Noreturn void
-exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
+exec_slirp4netns (const Helper *h, int userns_fd, int ready_fd, int err_fd)
+{
+  char netns[64], userns[64];
+  BwshArgv argv = { 0 };
+  char *empty_env[] = { NULL };
+  int r;
+
+  snprintf (netns, sizeof netns, "/proc/self/fd/%d", h->netns_fd);
+  snprintf (userns, sizeof userns, "/proc/self/fd/%d", userns_fd);
+  if (fcntl (ready_fd, F_SETFD, 0) < 0 || fcntl (h->netns_fd, F_SETFD, 0) < 0 || fcntl (userns_fd, F_SETFD, 0) < 0
+      || bwsh_net_slirp4netns_argv (h->engine_path, netns, userns, ready_fd, &argv) < 0)
+    _exit (127);
+  r = confine_slirp4netns ();
+  if (r < 0)
+    {
+      report ("network: cannot confine slirp4netns with Landlock: %s", strerror (-r));
+      _exit (127);
+    }
+  if (dup2 (err_fd, STDERR_FILENO) < 0)
+    _exit (127);
+  execve (h->engine_path, argv.v, empty_env);
+  report ("network: cannot execute %s: %s", h->engine_path, strerror (errno));
+  _exit (127);
+}
+
+static _Noreturn void
+exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready, int ready_fd, int err_fd)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
   char *empty_env[] = { NULL };
   sigset_t none;
 
-  /* pasta goes when the helper goes, whatever the reason. */
+  /* The engine goes when the helper goes, whatever the reason. */
   if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid () != helper_pid)
     _exit (127);
   /* Whatever bwsh's caller left ignored or blocked stays so across exec:
@@ -246,11 +344,13 @@ exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
   for (int sig = 1; sig < NSIG; sig++)
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
+  if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
+    exec_slirp4netns (h, userns_fd, ready_fd, err_fd);
   /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
    * it starts, before it opens the namespaces, so no /proc/self/fd/N can
    * name them.  The network namespace is named through the sandbox's pid 1,
    * which is blocked on --block-fd until pasta is up, so the pid cannot
-   * change hands meanwhile (start_pasta() checked the inode).  Its user
+   * change hands meanwhile (start_engine() checked the inode).  Its user
    * namespace may already be the nested one --disable-userns makes, so the
    * owner of the network namespace is named through the helper, which holds
    * it open: same user, same namespace, no capabilities on either side. */
@@ -267,7 +367,7 @@ exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
     }
   else
     snprintf (userns, sizeof userns, "/proc/%d/fd/%d", (int) helper_pid, userns_fd);
-  if (bwsh_net_pasta_argv (h->pasta_path, netns, userns, ready, &argv) < 0)
+  if (bwsh_net_pasta_argv (h->engine_path, netns, userns, ready, &argv) < 0)
     _exit (127);
   /* Started as root, pasta changes to "nobody" before it opens the pid file
    * and joins the namespaces, and nobody may do neither with root's
@@ -277,21 +377,61 @@ exec_pasta (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready)
    * pasta still drops its capabilities and confines itself. */
   if (geteuid () == 0 && (bwsh_argv_add (&argv, "--runas") < 0 || bwsh_argv_add (&argv, "0:0") < 0))
     _exit (127);
-  execve (h->pasta_path, argv.v, empty_env);
-  report ("network: cannot execute %s: %s", h->pasta_path, strerror (errno));
+  execve (h->engine_path, argv.v, empty_env);
+  report ("network: cannot execute %s: %s", h->engine_path, strerror (errno));
   _exit (127);
 }
 
+/* pasta's FIFO and its directory, if made (@fifo is "" until then, and
+ * for slirp4netns, which writes to a pipe). */
 static void
 remove_ready (const char *dir, const char *fifo)
 {
-  if (fifo[0] != '\0')
-    (void) unlink (fifo);
+  if (fifo[0] == '\0')
+    return;
+  (void) unlink (fifo);
   (void) rmdir (dir);
 }
 
+/* What slirp4netns wrote on stderr: shown (@show, it failed; at most a few
+ * lines) or dropped (it is up, and its "sent tapfd=5 for tap0" is nobody's
+ * business).  Its own pipe, so it never writes into the session. */
+static void
+drain_engine_err (Helper *h, bool show)
+{
+  char buf[2048];
+  size_t len = 0;
+  ssize_t n;
+
+  if (h->engine_err_fd < 0)
+    return;
+  while ((n = read (h->engine_err_fd, buf + len, sizeof buf - 1 - len)) != 0)
+    {
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        break;
+      if (!show || (len += (size_t) n) == sizeof buf - 1)
+        len = 0; /* keep the last of it */
+    }
+  if (n == 0)
+    {
+      close (h->engine_err_fd); /* its end: nothing more will come */
+      h->engine_err_fd = -1;
+    }
+  buf[len] = '\0';
+  for (char *line = buf, *nl; show && *line != '\0'; line = nl)
+    {
+      nl = line + strcspn (line, "\n");
+      if (*nl != '\0')
+        *nl++ = '\0';
+      if (*line != '\0' && strncmp (line, "sent tapfd=", 11) != 0 && strncmp (line, "received tapfd=", 15) != 0)
+        report ("network: %s: %s", h->name, line);
+    }
+}
+
 static bool
-pasta_exited (pid_t pid)
+engine_exited (pid_t pid)
 {
   siginfo_t si = { 0 };
 
@@ -300,16 +440,16 @@ pasta_exited (pid_t pid)
 
 /* Start pasta on the sandbox's namespace and wait until it is configured. */
 static int
-start_pasta (Helper *h)
+start_engine (Helper *h)
 {
   unsigned long long pid = 0, netns_id = 0;
   char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
-  int ready_fd;
+  int ready_fd, ready_wfd = -1, err_wfd = -1;
   struct stat st;
   pid_t helper_pid = getpid ();
   long deadline;
   char buf[32], status_buf[64];
-  int r, status, pasta_pidfd;
+  int r, status, engine_pidfd;
 
   r = read_info (h, &pid, &netns_id);
   if (r == -ECHILD)
@@ -352,19 +492,44 @@ start_pasta (Helper *h)
       return r;
     }
 
+  /* slirp4netns tells it is up on a pipe (--ready-fd). */
+  if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
+    {
+      int p[2], e[2];
+
+      if (pipe2 (p, O_CLOEXEC) < 0)
+        {
+          r = -errno;
+          report ("network: cannot make a pipe: %s", strerror (-r));
+          return r;
+        }
+      if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
+        {
+          r = -errno;
+          close (p[0]);
+          close (p[1]);
+          report ("network: cannot make a pipe: %s", strerror (-r));
+          return r;
+        }
+      ready_fd = p[0];
+      ready_wfd = p[1];
+      h->engine_err_fd = e[0];
+      err_wfd = e[1];
+    }
   /* pasta tells it is up by writing its pid "file": a FIFO in a private
    * directory, removed as soon as pasta is up or gone.  Not a pipe handed
    * down as /proc/self/fd/N: pasta since 2024 (Debian 13's) closes every
    * inherited descriptor when it starts, before it opens its pid file. */
-  if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
-                                      mkfifo (ready_path, 0600) < 0))
+  else if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
+                                           mkfifo (ready_path, 0600) < 0))
     {
       r = -errno;
       remove_ready (ready_dir, ready_path);
       report ("network: cannot make pasta's ready FIFO in %s: %s", P_tmpdir, strerror (-r));
       return r;
     }
-  ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  else
+    ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (ready_fd < 0)
     {
       r = -errno;
@@ -372,26 +537,34 @@ start_pasta (Helper *h)
       report ("network: cannot open pasta's ready FIFO: %s", strerror (-r));
       return r;
     }
-  h->pasta_pid = fork ();
-  if (h->pasta_pid < 0)
+  h->engine_pid = fork ();
+  if (h->engine_pid < 0)
     {
       r = -errno;
       close (ready_fd);
+      if (ready_wfd >= 0)
+        close (ready_wfd);
+      if (err_wfd >= 0)
+        close (err_wfd);
       remove_ready (ready_dir, ready_path);
-      report ("network: cannot start pasta: %s", strerror (-r));
+      report ("network: cannot start %s: %s", h->name, strerror (-r));
       return r;
     }
-  if (h->pasta_pid == 0)
-    exec_pasta (h, helper_pid, h->userns_fd, ready_path);
-  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
+  if (h->engine_pid == 0)
+    exec_engine (h, helper_pid, h->userns_fd, ready_path, ready_wfd, err_wfd);
+  if (ready_wfd >= 0)
+    close (ready_wfd); /* the engine's now: its end of file is its exit */
+  if (err_wfd >= 0)
+    close (err_wfd);
+  engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
 
   /* pasta writes its pid once the namespace is configured; its exit first
    * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
    * end of file). */
-  deadline = now_ms () + PASTA_READY_TIMEOUT_MS;
+  deadline = now_ms () + ENGINE_READY_TIMEOUT_MS;
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = pasta_pidfd, .events = POLLIN } };
+      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = engine_pidfd, .events = POLLIN } };
       long left = deadline - now_ms ();
       ssize_t n;
 
@@ -400,19 +573,19 @@ start_pasta (Helper *h)
           /* pasta first: alive, it could still write its pid file (a plain
            * file, once the FIFO is gone) into the directory being removed,
            * and leave both behind in /tmp. */
-          kill (h->pasta_pid, SIGKILL);
-          while (waitpid (h->pasta_pid, &status, 0) < 0 && errno == EINTR)
+          kill (h->engine_pid, SIGKILL);
+          while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
             ;
-          h->pasta_pid = 0;
+          h->engine_pid = 0;
           close (ready_fd);
           remove_ready (ready_dir, ready_path);
-          if (pasta_pidfd >= 0)
-            close (pasta_pidfd);
-          report ("network: pasta did not configure the sandbox's network within %d s",
-                  PASTA_READY_TIMEOUT_MS / 1000);
+          if (engine_pidfd >= 0)
+            close (engine_pidfd);
+          report ("network: %s did not configure the sandbox's network within %d s", h->name,
+                  ENGINE_READY_TIMEOUT_MS / 1000);
           return -ETIMEDOUT;
         }
-      r = poll (pfd, pasta_pidfd >= 0 ? 2 : 1, (int) (pasta_pidfd < 0 && left > 50 ? 50 : left));
+      r = poll (pfd, engine_pidfd >= 0 ? 2 : 1, (int) (engine_pidfd < 0 && left > 50 ? 50 : left));
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)
@@ -426,29 +599,30 @@ start_pasta (Helper *h)
             {
               close (ready_fd);
               remove_ready (ready_dir, ready_path);
-              if (pasta_pidfd >= 0)
-                close (pasta_pidfd);
+              if (engine_pidfd >= 0)
+                close (engine_pidfd);
               return 0;
             }
           break;
         }
       /* No pidfd (kernel < 5.3): look for pasta's exit every 50 ms, leaving
        * it to be reaped below. */
-      if (pasta_pidfd >= 0 ? pfd[1].revents != 0 : pasta_exited (h->pasta_pid))
+      if (engine_pidfd >= 0 ? pfd[1].revents != 0 : engine_exited (h->engine_pid))
         break;
     }
   close (ready_fd);
   remove_ready (ready_dir, ready_path);
-  if (pasta_pidfd >= 0)
-    close (pasta_pidfd);
-  if (waitpid (h->pasta_pid, &status, 0) == h->pasta_pid)
+  if (engine_pidfd >= 0)
+    close (engine_pidfd);
+  drain_engine_err (h, true);
+  if (waitpid (h->engine_pid, &status, 0) == h->engine_pid)
     {
-      h->pasta_pid = 0;
-      report ("network: pasta could not configure the sandbox's network (%s)",
+      h->engine_pid = 0;
+      report ("network: %s could not configure the sandbox's network (%s)", h->name,
               status_string (status, status_buf, sizeof status_buf));
     }
   else
-    report ("network: pasta could not configure the sandbox's network");
+    report ("network: %s could not configure the sandbox's network", h->name);
   return -ENETDOWN;
 }
 
@@ -456,15 +630,15 @@ static int
 run (Helper *h)
 {
   char status_buf[64], what[128] = "";
-  int r, status = 0, pasta_pidfd;
+  int r, status = 0, engine_pidfd;
 
-  r = start_pasta (h);
+  r = start_engine (h);
   if (r < 0)
     {
       /* Kill first: closing the block fd unwritten would let bwrap go on. */
       kill_sandbox (h);
-      if (h->pasta_pid > 0)
-        kill (h->pasta_pid, SIGKILL);
+      if (h->engine_pid > 0)
+        kill (h->engine_pid, SIGKILL);
       if (r != -ECHILD)
         report ("session refused: network = \"private\" could not be set up");
       return 1;
@@ -483,7 +657,7 @@ run (Helper *h)
   if (r < 0)
     {
       kill_sandbox (h);
-      kill (h->pasta_pid, SIGKILL);
+      kill (h->engine_pid, SIGKILL);
       report ("network: cannot keep the host's own addresses out of the sandbox: %s: %s", what, strerror (-r));
       report ("session refused: network = \"private\" could not be set up");
       return 1;
@@ -492,40 +666,43 @@ run (Helper *h)
   if (write (h->block_fd, "1", 1) != 1)
     {
       kill_sandbox (h);
-      kill (h->pasta_pid, SIGKILL);
+      kill (h->engine_pid, SIGKILL);
       return 1;
     }
   close (h->block_fd);
 
   /* Until the session ends (bwrap's monitor exits) or pasta does. */
-  pasta_pidfd = (int) syscall (SYS_pidfd_open, h->pasta_pid, 0);
+  engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
   for (;;)
     {
-      struct pollfd pfd[3] = { { .fd = h->parent_pidfd, .events = POLLIN },
-                               { .fd = pasta_pidfd, .events = POLLIN },
-                               { .fd = h->guard.host_fd, .events = POLLIN } };
+      struct pollfd pfd[4] = { { .fd = h->parent_pidfd, .events = POLLIN },
+                               { .fd = engine_pidfd, .events = POLLIN },
+                               { .fd = h->guard.host_fd, .events = POLLIN },
+                               { .fd = h->engine_err_fd, .events = POLLIN } };
 
-      if (pasta_pidfd < 0 || poll (pfd, 3, -1) < 0)
+      if (engine_pidfd < 0 || poll (pfd, 4, -1) < 0)
         {
-          if (pasta_pidfd >= 0 && errno == EINTR)
+          if (engine_pidfd >= 0 && errno == EINTR)
             continue;
           break;
         }
       if (pfd[0].revents != 0)
         {
-          kill (h->pasta_pid, SIGTERM);
-          (void) waitpid (h->pasta_pid, &status, 0);
+          kill (h->engine_pid, SIGTERM);
+          (void) waitpid (h->engine_pid, &status, 0);
           return 0;
         }
       if (pfd[1].revents != 0)
         break;
+      if (pfd[3].revents != 0)
+        drain_engine_err (h, false);
       /* The host gained an address: out of reach before anything else.
        * One that cannot be kept out ends the session. */
       if (pfd[2].revents != 0 && (r = host_guard_event (&h->guard, what, sizeof what)) < 0)
         {
           kill_sandbox (h);
-          kill (h->pasta_pid, SIGKILL);
-          (void) waitpid (h->pasta_pid, &status, 0);
+          kill (h->engine_pid, SIGKILL);
+          (void) waitpid (h->engine_pid, &status, 0);
           report ("network: cannot keep the host's new address out of the sandbox: %s: %s; ending the session",
                   what, strerror (-r));
           return 1;
@@ -534,10 +711,12 @@ run (Helper *h)
   /* The session without pasta would have no network at all, never the
    * host's; but a session that silently lost its network is a puzzle for
    * the user, so it ends, and says why. */
-  while (waitpid (h->pasta_pid, &status, 0) < 0 && errno == EINTR)
+  while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
     ;
+  drain_engine_err (h, true);
   kill_sandbox (h);
-  report ("network: pasta ended (%s); ending the session", status_string (status, status_buf, sizeof status_buf));
+  report ("network: %s ended (%s); ending the session", h->name,
+          status_string (status, status_buf, sizeof status_buf));
   return 1;
 }
 
@@ -557,7 +736,8 @@ close_all_but (int a, int b)
 static int
 usage (void)
 {
-  dprintf (STDERR_FILENO, "usage: bwsh-netns --pasta PATH --parent PID --info-fd N --block-fd M\n"
+  dprintf (STDERR_FILENO, "usage: bwsh-netns --engine slirp4netns|pasta --path PATH --parent PID --info-fd N "
+                          "--block-fd M\n"
                           "(started by bwsh for network = \"private\"; not for running by hand)\n");
   return 2;
 }
@@ -566,7 +746,7 @@ int
 main (int argc, char **argv)
 {
   Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1, .netns_fd = -1,
-               .userns_fd = -1, .guard = HOST_GUARD_INIT };
+               .userns_fd = -1, .guard = HOST_GUARD_INIT, .engine_err_fd = -1 };
   long parent = 0, info = -1, block = -1;
   int devnull;
 
@@ -577,8 +757,12 @@ main (int argc, char **argv)
 
       if (r < 0)
         return usage ();
-      if (strcmp (opt, "--pasta") == 0 && val[0] == '/')
-        h.pasta_path = val;
+      if (strcmp (opt, "--engine") == 0 && strcmp (val, "pasta") == 0)
+        h.engine = BWSH_NET_ENGINE_PASTA;
+      else if (strcmp (opt, "--engine") == 0 && strcmp (val, "slirp4netns") == 0)
+        h.engine = BWSH_NET_ENGINE_SLIRP4NETNS;
+      else if (strcmp (opt, "--path") == 0 && val[0] == '/')
+        h.engine_path = val;
       else if (strcmp (opt, "--parent") == 0)
         r = bwsh_parse_decimal (val, 0, INT32_MAX, &parent);
       else if (strcmp (opt, "--info-fd") == 0)
@@ -590,8 +774,9 @@ main (int argc, char **argv)
       if (r < 0)
         return usage ();
     }
-  if (h.pasta_path == NULL || parent <= 1 || info < 3 || block < 3 || info == block)
+  if (h.engine_path == NULL || parent <= 1 || info < 3 || block < 3 || info == block)
     return usage ();
+  h.name = bwsh_net_engine_to_string (h.engine);
   h.info_fd = (int) info;
   h.block_fd = (int) block;
 

@@ -29,7 +29,7 @@ BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
 # slapd and sssd itself and bwsh_fleet_deps lists the libraries they need.
 BWSH_TEST_DEPS="libcmocka-dev pamtester openssh-server openssh-client rsync git ca-certificates \
 expect python3 clang libclang-rt-dev clang-tools llvm valgrind strace util-linux login passwd \
-procps psmisc mandoc man-db shellcheck cron at xauth passt dbus debootstrap ldap-utils vim less \
+procps psmisc mandoc man-db shellcheck cron at xauth passt slirp4netns dbus debootstrap ldap-utils vim less \
 python3-pip systemd iproute2 sudo systemd-journal-remote"
 # Building and checking the Debian and RPM packages.
 BWSH_PACKAGE_DEPS="debhelper dpkg-dev devscripts lintian fakeroot rpm apparmor bash-completion \
@@ -44,7 +44,7 @@ pamtester:pamtester sshd:openssh-server ssh:openssh-client ssh-keygen:openssh-cl
 sftp:openssh-client scp:openssh-client rsync:rsync git:git expect:expect python3:python3 \
 clang:clang scan-build:clang-tools llvm-symbolizer:llvm valgrind:valgrind strace:strace \
 setpriv:util-linux unshare:util-linux nsenter:util-linux script:util-linux su:util-linux \
-useradd:passwd userdel:passwd ps:procps mandoc:mandoc man:man-db shellcheck:shellcheck cron:cron atd:at xauth:xauth pasta:passt ip:iproute2 \
+useradd:passwd userdel:passwd ps:procps mandoc:mandoc man:man-db shellcheck:shellcheck cron:cron atd:at xauth:xauth pasta:passt slirp4netns:slirp4netns ip:iproute2 \
 dbus-daemon:dbus journalctl:systemd systemd-tmpfiles:systemd \
 /lib/systemd/systemd-journal-remote:systemd-journal-remote /lib/systemd/systemd-journal-upload:systemd-journal-remote \
 sudo:sudo debootstrap:debootstrap dpkg-buildpackage:dpkg-dev lintian:lintian \

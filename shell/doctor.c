@@ -979,11 +979,13 @@ typedef struct
 {
   const char *bwrap;
   bool disable_userns;
+  BwshNetEngine engine;
 } NetProbe;
 
 /* In a child, as the probe identity: what bwsh_exec_plan() does for the
  * network of a session, around the smallest sandbox that has one.  The
- * helper, pasta and its options are the session's; so is the tun check. */
+ * helper, the engine and its options are the session's; so is the tun
+ * check. */
 static int
 net_probe_child (void *data)
 {
@@ -996,7 +998,7 @@ net_probe_child (void *data)
   const char *const tail[] = { "--", "true" };
   int r;
 
-  if (bwsh_net_helper_start (bwsh_netns_helper_path (), bwsh_pasta_path (), &net, &err) < 0)
+  if (bwsh_net_helper_start (bwsh_netns_helper_path (), np->engine, &net, &err) < 0)
     {
       _cleanup_free_ char *msg = bwsh_error_to_string (&err);
       fprintf (stderr, "%s\n", msg != NULL ? msg : err.message);
@@ -1018,9 +1020,9 @@ net_probe_child (void *data)
   return errno;
 }
 
-/* Why the probe failed, in one line: pasta's last word before the helper's
- * own "bwsh: network: ..." (pasta may open with a syslog complaint), or
- * the first line. */
+/* Why the probe failed, in one line: the engine's last word before the
+ * helper's own "bwsh: network: ..." (pasta may open with a syslog
+ * complaint), or the first line. */
 static char *
 probe_reason (const CmdResult *res)
 {
@@ -1063,9 +1065,10 @@ tun_open_to_all (char *ret_what, size_t size)
 }
 
 static void
-probe_network (Doctor *d, const char *pasta)
+probe_network (Doctor *d, BwshNetEngine engine, const char *path)
 {
-  NetProbe np = { .bwrap = d->bwrap, .disable_userns = d->disable_userns };
+  NetProbe np = { .bwrap = d->bwrap, .disable_userns = d->disable_userns, .engine = engine };
+  const char *name = bwsh_net_engine_to_string (engine);
   _cleanup_free_ char *why = NULL;
   CmdResult res = { 0 };
   char tun[64];
@@ -1077,7 +1080,7 @@ probe_network (Doctor *d, const char *pasta)
   if (!d->userns_ok)
     {
       finding (d, LEVEL_NOTE, NULL, "network: private, egress through %s; not tried, since %s cannot start bwrap "
-               "here (see the userns finding)", pasta, who);
+               "here (see the userns finding)", path, who);
       return;
     }
   if (run_child (net_probe_child, &np, true, uid, gid, &res) < 0)
@@ -1091,7 +1094,7 @@ probe_network (Doctor *d, const char *pasta)
                "network: private, egress through %s, which configured a sandbox's network for %s as it does at "
                "a login; blocks the host's loopback services, its other addresses, its gateway mapping, its "
                "abstract unix sockets and its socket tables; connections to other hosts are not filtered",
-               pasta, who);
+               path, who);
       cmd_result_clear (&res);
       return;
     }
@@ -1103,10 +1106,10 @@ probe_network (Doctor *d, const char *pasta)
              "chmod 0666 " BWSH_TUN_PATH " and keep that mode at boot (Debian's udev rule sets it; without udev, "
              "for example a systemd-tmpfiles line \"z " BWSH_TUN_PATH " 0666 - - -\"), or set network = \"none\" "
              "in the policy",
-             "network: private cannot start for %s: " BWSH_TUN_PATH " is %s, and pasta must open it as the "
-             "session's user; every subject's session is refused", who, tun);
+             "network: private cannot start for %s: " BWSH_TUN_PATH " is %s, and %s must open it as the "
+             "session's user; every subject's session is refused", who, tun, name);
   else
-    finding (d, LEVEL_ERROR, "fix what pasta reports, or set network = \"none\" in the policy",
+    finding (d, LEVEL_ERROR, "fix what the network engine reports, or set network = \"none\" in the policy",
              "network: private cannot start for %s: %s; every subject's session is refused", who,
              why != NULL ? why : "?");
 }
@@ -1114,7 +1117,6 @@ probe_network (Doctor *d, const char *pasta)
 static void
 check_network (Doctor *d)
 {
-  const char *pasta = bwsh_pasta_path ();
   BwshLandlockRequest req = { 0 };
   BwshLandlockReport rep = { 0 };
 
@@ -1123,12 +1125,20 @@ check_network (Doctor *d)
   switch (d->policy->net_mode)
     {
     case BWSH_NET_PRIVATE:
-      if (access (pasta, X_OK) < 0)
-        finding (d, LEVEL_ERROR, "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)",
-                 "network: private needs pasta: %s: %s; every session is refused", pasta, strerror (errno));
-      else
-        probe_network (d, pasta);
-      break;
+      {
+        BwshNetEngine engine = d->policy->net_engine;
+        const char *path = bwsh_net_engine_path (engine), *pkg = bwsh_net_engine_package (engine);
+        char fix[128];
+
+        snprintf (fix, sizeof fix, "install %s (Debian, Ubuntu: apt-get install %s; Fedora: dnf install %s)", pkg,
+                  pkg, pkg);
+        if (access (path, X_OK) < 0)
+          finding (d, LEVEL_ERROR, fix, "network: private needs %s: %s: %s; every session is refused",
+                   bwsh_net_engine_to_string (engine), path, strerror (errno));
+        else
+          probe_network (d, engine, path);
+        break;
+      }
     case BWSH_NET_NONE:
       finding (d, LEVEL_OK, NULL, "network: none, loopback only; nothing outside the sandbox is reachable");
       break;

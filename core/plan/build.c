@@ -190,6 +190,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   p->unshare[BWSH_NS_USER] = p->unshare[BWSH_NS_PID] = p->unshare[BWSH_NS_IPC] = true;
   p->unshare[BWSH_NS_UTS] = p->unshare[BWSH_NS_CGROUP] = true;
   p->network = pol->net_mode;
+  p->net_engine = pol->net_engine;
   p->record = pol->record_mode;
   p->unshare[BWSH_NS_NET] = pol->net_mode != BWSH_NET_SHARED;
   p->disable_userns = true;

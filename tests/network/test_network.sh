@@ -53,11 +53,16 @@ nt_restore_policy()
 }
 
 # nt_mode MODE [SETTINGS]: the original policy plus, for this user only,
-# `network = MODE; SETTINGS`.
+# `network = MODE; SETTINGS`, and `network_engine = NT_ENGINE` when the
+# test runs for an engine other than the default (pasta): the CTest
+# entries network.slirp4netns.* do.
+NT_ENGINE=${NT_ENGINE:-pasta}
 nt_mode()
 {
+  local engine=""
+  [ "$NT_ENGINE" = pasta ] || engine="network_engine = \"$NT_ENGINE\"; "
   { cat "$IT_TMP/policy.orig"
-    printf '\nmatch = ( { user = "%s"; network = "%s"; %s } );\n' "$IT_USER" "$1" "${2:-}"; } | it_install_policy "$NT_POLICY"
+    printf '\nmatch = ( { user = "%s"; network = "%s"; %s%s } );\n' "$IT_USER" "$1" "$engine" "${2:-}"; } | it_install_policy "$NT_POLICY"
 }
 
 # Host listeners, run by root as host services: TCP on 127.0.0.1:NT_TCP and
@@ -124,8 +129,10 @@ nt_remote_host()
 # also runs short-lived clones of itself, which are younger than it.
 nt_session_pasta()
 {
+  local pattern='^pas+ta?(\\.|$)'
+  [ "$NT_ENGINE" = slirp4netns ] && pattern='^slirp4netns$'
   ps -o pid=,stat=,comm= --sort=start_time -U "$IT_USER" 2>/dev/null \
-    | awk '$2 !~ /^Z/ && $3 ~ /^pas+ta?(\.|$)/ { print $1; exit }'
+    | awk -v p="$pattern" '$2 !~ /^Z/ && $3 ~ p { print $1; exit }'
 }
 
 nt_remote_cleanup()
@@ -175,7 +182,7 @@ case_private_blocks_host_loopback_udp_and_abstract_reachable_when_shared()
   nt_line "abstract=OK:$NT_TOKEN"
 
   it_check "private (the shipped default, no match block): none of them"
-  nt_restore_policy
+  if [ "$NT_ENGINE" = pasta ]; then nt_restore_policy; else nt_mode private; fi
   it_run "$(nt_probe_host_cmd)"
   it_assert_rc 0
   nt_unreached tcp
@@ -279,6 +286,7 @@ case_private_reaches_remote_host_through_pasta_over_su_and_ssh()
   it_assert_rc 0
   nt_line "http=OK:remote-$NT_TOKEN"
   it_assert_out_lacks "$(readlink /proc/self/ns/net)"
+  it_assert_err_lacks "tapfd" # slirp4netns's chatter stays out of the session
 
   it_check "control: none cannot reach it"
   nt_mode none
@@ -385,10 +393,18 @@ case_killed_pasta_ends_session_never_host_network()
   IT_OUT=$(cat "$IT_TMP/bg.out")
   IT_ERR=$(cat "$IT_TMP/bg.err")
   it_assert_eq 137 "$(cat "$IT_TMP/bg.rc")" "exit status of the session"
-  it_assert_err_has "bwsh: network: pasta ended (killed by signal 9); ending the session"
+  it_assert_err_has "bwsh: network: $NT_ENGINE ended (killed by signal 9); ending the session"
   it_assert_out_lacks "tcp=OK"
   it_assert_out_lacks "$(readlink /proc/self/ns/net)"
   nt_assert_no_user_pids
+}
+
+# nt_bwsh_knob NAME VALUE ARG...: it_bwsh with NAME=VALUE in its environment.
+nt_bwsh_knob()
+{
+  local -x "$1=$2"
+  shift 2
+  it_bwsh "$@"
 }
 
 case_pasta_missing_or_failing_refuses_session()
@@ -396,22 +412,52 @@ case_pasta_missing_or_failing_refuses_session()
   rm -f "$IT_HOME/project/ran"
   nt_mode private
 
-  it_check "pasta missing: refused before bwrap, nothing runs"
-  BWSH_TEST_PASTA=/nonexistent/pasta it_bwsh -c 'touch ~/project/ran'
+  # The test build's knob that names another engine program.
+  local knob=BWSH_TEST_PASTA package=passt
+  [ "$NT_ENGINE" = slirp4netns ] && knob=BWSH_TEST_SLIRP4NETNS package=slirp4netns
+
+  it_check "$NT_ENGINE missing: refused before bwrap, nothing runs"
+  nt_bwsh_knob "$knob" "/nonexistent/$NT_ENGINE" -c 'touch ~/project/ran'
   it_assert_rc 69
-  it_assert_eq "bwsh: cannot start the sandbox's network: network = \"private\" needs pasta (Debian package passt): /nonexistent/pasta: No such file or directory" \
+  it_assert_eq "bwsh: cannot start the sandbox's network: network = \"private\" needs $NT_ENGINE (Debian package $package): /nonexistent/$NT_ENGINE: No such file or directory" \
     "$(grep -v '^it:' <<<"$IT_ERR")" "the refusal"
   it_assert_absent "$IT_HOME/project/ran"
 
-  it_check "pasta that cannot configure the namespace (exits 1): refused, nothing runs"
-  BWSH_TEST_PASTA=/bin/false it_bwsh -c 'touch ~/project/ran'
+  it_check "$NT_ENGINE that cannot configure the namespace (exits 1): refused, nothing runs"
+  nt_bwsh_knob "$knob" /bin/false -c 'touch ~/project/ran'
   it_assert_rc 137
-  it_assert_err_has "bwsh: network: pasta could not configure the sandbox's network (exit status 1)"
+  it_assert_err_has "bwsh: network: $NT_ENGINE could not configure the sandbox's network (exit status 1)"
   it_assert_err_has "bwsh: session refused: network = \"private\" could not be set up"
   it_assert_absent "$IT_HOME/project/ran"
   nt_assert_no_user_pids
 
-  it_check "control: the real pasta runs it"
+  # slirp4netns runs outside the sandbox, as the user; bwsh-netns confines
+  # it with Landlock to executing and reading /usr and opening the tun node.
+  # An "engine" of the user's that would read a file of the user's: under
+  # that confinement it cannot even run.
+  if [ "$NT_ENGINE" = slirp4netns ]; then
+    it_check "slirp4netns confined: a program of the user's as the engine cannot run; as pasta (unconfined) it reads the user's file"
+    echo "secret-$NT_TOKEN" >"$IT_HOME/project/secret"
+    printf '#!/bin/sh\ncat %s >&2\nexit 1\n' "$IT_HOME/project/secret" >"$IT_HOME/project/reader"
+    chown "$IT_UID:$IT_GID" "$IT_HOME/project/secret" "$IT_HOME/project/reader"
+    chmod 0755 "$IT_HOME/project/reader"
+    nt_bwsh_knob "$knob" "$IT_HOME/project/reader" -c 'touch ~/project/ran'
+    it_assert_rc 137
+    it_assert_err_has "bwsh: network: cannot execute $IT_HOME/project/reader: Permission denied"
+    it_assert_err_lacks "secret-$NT_TOKEN"
+    it_assert_absent "$IT_HOME/project/ran"
+    # control: pasta is started unconfined by bwsh (it isolates itself);
+    # the same reader as "pasta" gets the file, and its output reaches stderr
+    NT_ENGINE=pasta nt_mode private
+    nt_bwsh_knob BWSH_TEST_PASTA "$IT_HOME/project/reader" -c 'touch ~/project/ran'
+    it_assert_rc 137
+    it_assert_err_has "secret-$NT_TOKEN"
+    it_assert_absent "$IT_HOME/project/ran"
+    nt_mode private
+    nt_assert_no_user_pids
+  fi
+
+  it_check "control: the real $NT_ENGINE runs it"
   it_bwsh -c 'touch ~/project/ran'
   it_assert_rc 0
   it_assert_exists "$IT_HOME/project/ran"

@@ -7,7 +7,8 @@
 #                             looks for it (libexec/bwsh, #26), and one user
 #                             per MODE whose policy match block says
 #                             network = MODE; $user_MODE names it, $bwsh the
-#                             binary
+#                             binary.  MODE "slirp4netns" is network =
+#                             "private" with network_engine = "slirp4netns"
 #   bench_net_cleanup         the users and $out (set it as the EXIT trap)
 bench_users=""
 : "${top:?}" "${out:?}"
@@ -38,7 +39,11 @@ bench_net_setup()
     useradd -M -d "$out/home-$mode" -s "$bwsh" "$u"
     bench_users="$bench_users $u"
     install -d -o "$u" -g "$(id -g "$u")" -m 0755 "$out/home-$mode"
-    printf '%s  { user = "%s"; network = "%s"; }\n' "$sep" "$u" "$mode" >>"$policy"
+    case $mode in
+      slirp4netns) setting='network = "private"; network_engine = "slirp4netns";' ;;
+      *) setting="network = \"$mode\";" ;;
+    esac
+    printf '%s  { user = "%s"; %s }\n' "$sep" "$u" "$setting" >>"$policy"
     sep=","
     eval "user_$mode=$u"
   done

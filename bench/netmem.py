@@ -30,6 +30,8 @@ import tempfile
 import time
 
 out_path, rounds, bwsh, user_private, user_none, engine_user = sys.argv[1:7]
+# A user whose sessions use network_engine = "slirp4netns" ("" without it).
+user_slirp = sys.argv[7] if len(sys.argv) > 7 else ""
 rounds = int(rounds)
 PASTA = "/usr/bin/pasta"
 SLIRP = shutil.which("slirp4netns")
@@ -177,9 +179,12 @@ if SLIRP:
     engines["slirp4netns --configure --disable-host-loopback"] = (
         "slirp4netns", ["--configure", "--disable-host-loopback"])
 
-res = {"sessions": {"private": [], "none": []}, "engines": {k: [] for k in engines}, "detail": {}}
+session_users = [("private", user_private), ("none", user_none)]
+if user_slirp:
+    session_users.append(("private, slirp4netns", user_slirp))
+res = {"sessions": {m: [] for m, _ in session_users}, "engines": {k: [] for k in engines}, "detail": {}}
 for i in range(rounds + 1):  # round 0 warms the caches and is not counted
-    for mode, user in (("private", user_private), ("none", user_none)):
+    for mode, user in session_users:
         up, kb, detail = session(user)
         if i:
             res["sessions"][mode].append((up, kb))
@@ -199,13 +204,17 @@ def med(rows, k):
 print("== per session (%d rounds, interleaved, medians): start to the shell's first output; PSS outside the "
       "sandbox" % rounds)
 pairs = list(zip(res["sessions"]["private"], res["sessions"]["none"]))
-for mode in ("none", "private"):
+for mode in [m for m, _ in session_users]:
     rows = res["sessions"][mode]
-    print("  %-8s %7.1f ms  %7.1f MB   (%s)" % (mode, med(rows, 0), med(rows, 1) / 1024,
+    print("  %-20s %7.1f ms  %7.1f MB   (%s)" % (mode, med(rows, 0), med(rows, 1) / 1024,
                                              ", ".join("%s %.1f MB" % (c, kb / 1024)
                                                        for c, kb in res["detail"][mode].items())))
 print("  private - none, paired: %+.1f ms, %+.1f MB" % (statistics.median(a[0] - b[0] for a, b in pairs),
                                                        statistics.median(a[1] - b[1] for a, b in pairs) / 1024))
+if user_slirp:
+    sp = list(zip(res["sessions"]["private, slirp4netns"], res["sessions"]["none"]))
+    print("  private with slirp4netns - none, paired: %+.1f ms, %+.1f MB" % (
+        statistics.median(a[0] - b[0] for a, b in sp), statistics.median(a[1] - b[1] for a, b in sp) / 1024))
 print("== engines attached to a fresh namespace (%d rounds, interleaved, medians)" % rounds)
 for name, rows in res["engines"].items():
     print("  %-58s ready %6.1f ms  PSS %6.1f MB" % (name, med(rows, 0), med(rows, 1) / 1024))

@@ -28,7 +28,12 @@ chmod 755 "$out"
 # shellcheck source=bench/netlib.sh
 . "$top/bench/netlib.sh"
 trap bench_net_cleanup EXIT INT TERM
-bench_net_setup private none
+if command -v slirp4netns >/dev/null; then
+  bench_net_setup private none slirp4netns
+else
+  bench_net_setup private none
+  user_slirp4netns=""
+fi
 
 echo "== $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(pasta --version 2>/dev/null | head -n 1 || true) (passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo ?)), $(slirp4netns --version 2>/dev/null | head -n 1 || echo 'no slirp4netns')"
 # shellcheck disable=SC2154 # set by the eval above
@@ -39,4 +44,5 @@ if command -v farm-bench >/dev/null; then
     -- setpriv --reuid "$user_private" --regid "$user_private" --init-groups -- "$bwsh" -c true
 fi
 # shellcheck disable=SC2154
-python3 "$top/bench/netmem.py" "$out/result.json" "$rounds" "$bwsh" "$user_private" "$user_none" "$user_private"
+python3 "$top/bench/netmem.py" "$out/result.json" "$rounds" "$bwsh" "$user_private" "$user_none" "$user_private" \
+  "$user_slirp4netns"

@@ -251,9 +251,8 @@ allow_path (int ruleset_fd, const char *path, uint64_t access)
  * may read and execute /usr (its program and libraries) and open the tun
  * node, and nothing else of the file system: not the user's files, not
  * /tmp, not /run.  Its namespaces are opened through /proc's links to
- * nsfs, which Landlock leaves alone.  A kernel without Landlock runs it
- * unconfined, as it runs pasta's own isolation; one that fails to apply
- * it does not run it. */
+ * nsfs, which Landlock leaves alone.  Without Landlock it does not run:
+ * the session is refused, and pasta, which isolates itself, is the way. */
 static int
 confine_slirp4netns (void)
 {
@@ -266,7 +265,7 @@ confine_slirp4netns (void)
 
   abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
   if (abi < 0)
-    return errno == ENOSYS || errno == EOPNOTSUPP ? 0 : -errno;
+    return -errno;
   attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: every right */
   if (abi >= 2)
     attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;

@@ -188,7 +188,9 @@ oom:
 /* One entry of the real home, read-only over the state: a directory or a
  * file by an O_PATH fd opened now, from the home directory, without
  * following a symlink; a symlink as the same symlink.  Sockets, FIFOs and
- * devices stay out, as they do for every bind. */
+ * devices stay out, as they do for every bind.  The fd is opened first and
+ * everything is decided on what it holds: an O_PATH open opens no device or
+ * FIFO, and a symlink opens as itself (issue 27: no fstatat() before). */
 static int
 add_home_entry (Ctx *c, int home_fd, const char *name)
 {
@@ -199,12 +201,13 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
 
   if (asprintf (&dest, "%s/%s", c->id->home, name) < 0)
     return -ENOMEM;
-  if (fstatat (home_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+  fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
     return 0;
   if (S_ISLNK (st.st_mode))
     {
       char target[PATH_MAX];
-      ssize_t len = readlinkat (home_fd, name, target, sizeof target - 1);
+      ssize_t len = readlinkat (fd, "", target, sizeof target - 1);
       if (len <= 0)
         return 0;
       target[len] = '\0';
@@ -215,9 +218,6 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
       return 0;
     }
   if (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode))
-    return 0;
-  fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &st) < 0 || (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode)))
     return 0;
   idx = add_mount (c, BWSH_MOUNT_RO_BIND, dest, dest, &default_source);
   if (idx < 0)

@@ -129,10 +129,19 @@ bwsh_path_expand (const char *tmpl, const char *home, char **ret_path)
 
   if (rest != NULL)
     {
+      size_t hlen, rlen;
+
       if (home == NULL || home[0] != '/')
         return -EINVAL;
-      if (asprintf (&joined, "%s%s", home, rest) < 0)
+      /* Not asprintf(): a plan expands each protected path, and the
+       * formatting machinery cost more than the rest of it (issue 27). */
+      hlen = strlen (home);
+      rlen = strlen (rest);
+      joined = malloc (hlen + rlen + 1);
+      if (joined == NULL)
         return -ENOMEM;
+      memcpy (joined, home, hlen);
+      memcpy (joined + hlen, rest, rlen + 1);
       tmpl = joined;
     }
   if (bwsh_path_normalize (tmpl, &out) != BWSH_PATH_OK)

@@ -360,10 +360,10 @@ bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
   return 0;
 }
 
-/* Write @o to @name atomically, readable by all (bwsh reads the registry
- * and the locks as the user).  @replace false: -EEXIST when @name exists. */
+/* Write @o to @name atomically, readable by all (bwsh reads the registry and the locks as the user).
+ * @replace false: -EEXIST when @name exists.  @durable: fsync() first (a lock; an entry ends with the boot). */
 static int
-write_json_at (int dirfd, const char *name, json_t *o, bool replace)
+write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durable)
 {
   _cleanup_free_ char *text = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
   _cleanup_close_ int fd = -1;
@@ -398,7 +398,7 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace)
         }
       off += (size_t) n;
     }
-  if (fsync (fd) < 0 || renameat2 (dirfd, tmp, dirfd, name, replace ? 0 : RENAME_NOREPLACE) < 0)
+  if ((durable && fsync (fd) < 0) || renameat2 (dirfd, tmp, dirfd, name, replace ? 0 : RENAME_NOREPLACE) < 0)
     {
       int r = -errno;
       (void) unlinkat (dirfd, tmp, 0);
@@ -427,7 +427,7 @@ bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
   for (unsigned n = 0;; n++)
     {
       snprintf (name, sizeof name, "%d-%" PRIu64 "-%u", (int) e->pid, e->pid_start, n);
-      r = write_json_at (dirfd, name, o, false);
+      r = write_json_at (dirfd, name, o, false, false);
       if (r != -EEXIST || n >= 64)
         break;
     }
@@ -498,7 +498,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
                  "by", l->by != NULL ? l->by : "", "since", (json_int_t) l->since);
   if (o == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-  r = write_json_at (dirfd, name, o, true);
+  r = write_json_at (dirfd, name, o, true, true);
   if (r < 0)
     return bwsh_error_set (err, r, dir, 0, 0, "cannot write the lock: %s", strerror (-r));
   return 0;
@@ -772,8 +772,8 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
   r = bwsh_registry_add (userfd >= 0 ? userfd : dirfd, e, err);
   if (r < 0)
     return r;
-  /* Written first, counted after: see the top of this file. */
-  r = bwsh_registry_count (dir, e->uid, e->id, &live, err);
+  /* Written first, counted after (see the top of this file); only against a limit (issue 27). */
+  r = max_sessions > 0 ? bwsh_registry_count (dir, e->uid, e->id, &live, err) : 0;
   if (r >= 0 && max_sessions > 0 && live >= max_sessions)
     r = bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
                         live, max_sessions);

@@ -183,7 +183,7 @@ bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t 
   _cleanup_close_ int fd = -1;
   _cleanup_free_ char *data = NULL;
   struct stat st;
-  size_t len = 0;
+  size_t len = 0, cap;
 
   /* O_NONBLOCK: a FIFO must not stall a login; O_NOFOLLOW: the name must be
    * the file, not a link to one the user could not otherwise read. */
@@ -216,13 +216,30 @@ bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t 
   if (st.st_size < 0 || (uint64_t) st.st_size > max_size)
     return bwsh_error_set (err, -EFBIG, path, 0, 0, "is larger than %zu bytes (refused)", max_size);
 
-  data = malloc (max_size + 1);
+  /* Read at most max_size + 1 bytes: the file may grow after fstat.  The
+   * buffer starts at the size fstat saw plus one, for the read that finds
+   * the end, and grows only if the file did: a buffer of max_size (1 MiB
+   * for the policy) was an mmap() of its own, and each of its pages a
+   * fault (issue 27). */
+  cap = (size_t) st.st_size + 1;
+  /* A kernel file says size 0: one page for it, not a read per byte. */
+  if (cap < 4096)
+    cap = max_size < 4096 ? max_size + 1 : 4096;
+  data = malloc (cap + 1);
   if (data == NULL)
     return -ENOMEM;
-  /* Read at most max_size + 1 bytes: the file may grow after fstat. */
   while (len <= max_size)
     {
-      ssize_t n = read (fd, data + len, max_size + 1 - len);
+      if (len == cap)
+        {
+          char *grown;
+          cap = cap > max_size / 2 ? max_size + 1 : cap * 2;
+          grown = realloc (data, cap + 1);
+          if (grown == NULL)
+            return -ENOMEM;
+          data = grown;
+        }
+      ssize_t n = read (fd, data + len, cap - len);
       if (n < 0)
         {
           if (errno == EINTR)

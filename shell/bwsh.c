@@ -243,13 +243,11 @@ main (int argc, char **argv)
     for (int fd = 3; fd < 1024; fd++)
       close (fd);
   /* Hold BWSH_STARTED_FD for a guarded launch (guard.c), so that no fd of
-   * the plan's takes its number. */
+   * the plan's takes its number: /dev/null, moved there. */
   {
-    int held[BWSH_STARTED_FD], n = 0, fd;
-    while (n < BWSH_STARTED_FD && (fd = open ("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0 && fd < BWSH_STARTED_FD)
-      held[n++] = fd;
-    while (n > 0)
-      close (held[--n]);
+    int fd = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0 && fd != BWSH_STARTED_FD && dup3 (fd, BWSH_STARTED_FD, O_CLOEXEC) >= 0)
+      close (fd);
   }
 
   openlog ("bwsh", LOG_PID, LOG_AUTHPRIV);

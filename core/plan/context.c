@@ -35,6 +35,7 @@ ctx_clear (Ctx *c)
   free (c->protected_state_owned);
   free (c->overlay_dir);
   strv_free (c->locked, c->n_locked);
+  strv_free (c->home_names, c->n_home_names);
 }
 
 int

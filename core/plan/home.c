@@ -134,16 +134,38 @@ cmp_str (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
+bool
+home_lacks (const Ctx *c, const char *path)
+{
+  const char *home = c->id->home, *rest;
+  char first[NAME_MAX + 1];
+  const char *key = first;
+  size_t len;
+
+  if (!c->home_listed || strcmp (home, "/") == 0 || !bwsh_path_has_prefix (path, home)
+      || path[strlen (home)] != '/')
+    return false;
+  rest = path + strlen (home) + 1;
+  len = strcspn (rest, "/");
+  if (len == 0 || len > NAME_MAX)
+    return false;
+  memcpy (first, rest, len);
+  first[len] = '\0';
+  return bsearch (&key, c->home_names, c->n_home_names, sizeof *c->home_names, cmp_str) == NULL;
+}
+
 /* The names in the real $HOME, sorted, without "." and "..", at most @max
  * of them plus one (a home with more is not bound entry by entry, and is
  * not read further).  A home that cannot be read gives none: the session
- * step after the plan refuses a missing home with its own message. */
+ * step after the plan refuses a missing home with its own message.  1 when
+ * every name was read, else 0. */
 static int
 list_home (const char *home, size_t max, char ***ret, size_t *ret_n)
 {
   _cleanup_close_ int fd = -1;
   char **v = NULL;
   size_t n = 0, cap = 0;
+  bool complete = false;
   struct dirent *de;
   DIR *d;
 
@@ -156,8 +178,14 @@ list_home (const char *home, size_t max, char ***ret, size_t *ret_n)
   if (d == NULL)
     return 0;
   fd = -1;
-  while (n <= max && (de = readdir (d)) != NULL)
+  while (n <= max)
     {
+      errno = 0;
+      if ((de = readdir (d)) == NULL)
+        {
+          complete = errno == 0;
+          break;
+        }
       if (strcmp (de->d_name, ".") == 0 || strcmp (de->d_name, "..") == 0)
         continue;
       if (n + 1 >= cap)
@@ -178,7 +206,7 @@ list_home (const char *home, size_t max, char ***ret, size_t *ret_n)
     qsort (v, n, sizeof *v, cmp_str);
   *ret = v;
   *ret_n = n;
-  return 0;
+  return complete ? 1 : 0;
 oom:
   closedir (d);
   strv_free (v, n);
@@ -188,7 +216,9 @@ oom:
 /* One entry of the real home, read-only over the state: a directory or a
  * file by an O_PATH fd opened now, from the home directory, without
  * following a symlink; a symlink as the same symlink.  Sockets, FIFOs and
- * devices stay out, as they do for every bind. */
+ * devices stay out, as they do for every bind.  The fd is opened first and
+ * everything is decided on what it holds: an O_PATH open opens no device or
+ * FIFO, and a symlink opens as itself (issue 27: no fstatat() before). */
 static int
 add_home_entry (Ctx *c, int home_fd, const char *name)
 {
@@ -199,12 +229,13 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
 
   if (asprintf (&dest, "%s/%s", c->id->home, name) < 0)
     return -ENOMEM;
-  if (fstatat (home_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+  fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fstat (fd, &st) < 0)
     return 0;
   if (S_ISLNK (st.st_mode))
     {
       char target[PATH_MAX];
-      ssize_t len = readlinkat (home_fd, name, target, sizeof target - 1);
+      ssize_t len = readlinkat (fd, "", target, sizeof target - 1);
       if (len <= 0)
         return 0;
       target[len] = '\0';
@@ -215,9 +246,6 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
       return 0;
     }
   if (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode))
-    return 0;
-  fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0 || fstat (fd, &st) < 0 || (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode)))
     return 0;
   idx = add_mount (c, BWSH_MOUNT_RO_BIND, dest, dest, &default_source);
   if (idx < 0)
@@ -280,6 +308,8 @@ add_home (Ctx *c, const char *project, const char *state_dir)
       r = list_home (home, pol->max_mounts, &names, &n_names);
       if (r < 0)
         return r;
+      c->home_listed = r > 0;
+      r = 0;
       /* Every entry is a bind, and bwrap's cost grows with each one. */
       if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
         {
@@ -392,7 +422,10 @@ project:
   else if (r >= 0)
     c->p->mounts[idx].create_dir = true; /* a first login creates it (as the user, before resolution) */
 out:
-  strv_free (names, n_names);
+  /* Kept for add_protected(), which need not look for a protected path
+   * whose first element the home does not hold. */
+  c->home_names = names;
+  c->n_home_names = n_names;
   return r;
 }
 

@@ -67,6 +67,11 @@ typedef struct
   char *overlay_dir;      /* user_config_mode = "editable": the one protected path left writable */
   char **locked;
   size_t n_locked;
+  /* The names in the real $HOME, sorted, when add_home() read all of them
+   * (home_listed): what is not among them does not exist there. */
+  char **home_names;
+  size_t n_home_names;
+  bool home_listed;
 } Ctx;
 
 /* Loop over the index i of every mount whose destination is @want; the
@@ -116,6 +121,9 @@ int add_defaults (Ctx *c, const char *project, const char *state_dir);
 int choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err);
 int choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err);
 int add_home (Ctx *c, const char *project, const char *state_dir);
+/* Whether @path lies below the real $HOME in an entry that the home's
+ * listing does not hold: then it does not exist.  False when unsure. */
+bool home_lacks (const Ctx *c, const char *path);
 int add_overlay_dir (Ctx *c);
 
 /* merge.c, protect.c */

@@ -96,10 +96,15 @@ add_protected (Ctx *c)
       const char *path = c->rules.protected_paths[i];
       _cleanup_free_ char *resolved = NULL;
       const char *cands[2] = { path, NULL };
+      struct stat st;
 
       if (c->overlay_dir != NULL && strcmp (path, c->overlay_dir) == 0)
         continue;
-      cands[1] = resolved = realpath (path, NULL);
+      /* Most protected paths do not exist: the home's listing, or else one
+       * lstat(), says so where realpath() would readlink() each element
+       * first (issue 27); any other answer, realpath() as before. */
+      if (!home_lacks (c, path) && (lstat (path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)))
+        cands[1] = resolved = realpath (path, NULL);
 
       for (size_t k = 0; k < 2; k++)
         {

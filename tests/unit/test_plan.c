@@ -2007,6 +2007,31 @@ touch_in_home (const Fx *f, const char *rel)
   free (p);
 }
 
+/* ~/.bashrc -> project/bashrc: bash outside reads a file that the session
+ * writes through the read-write project.  The home's listing, which lets
+ * the build skip the lookup of a protected path whose first element the
+ * home lacks (issue 27), holds .bashrc: its target is found and bound
+ * read-only. */
+static void
+test_protected_symlink_into_project_read_only_over_tmpfs_state (void **state)
+{
+  Fx *f = *state;
+  char *target = hp (f, "project/bashrc");
+  BwshPlan *p;
+
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  mkdirs (f, "project");
+  touch_in_home (f, "project/bashrc");
+  symlink_in_home (f, "@H/project/bashrc", ".bashrc");
+  p = build (f, NULL);
+  assert_string_equal (p->state, "tmpfs");
+  assert_int_equal (must (find (p, target, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  resolve (p);
+  assert_protected_never_writable (f, p);
+  bwsh_plan_free (p);
+  free (target);
+}
+
 static void
 test_home_entries_read_only_over_tmpfs_state (void **state)
 {
@@ -2317,6 +2342,7 @@ main (void)
     T (test_overlay_ignored_when_policy_forbids_it),
     T (test_network_mode_copied_from_policy),
     T (test_home_entries_read_only_over_tmpfs_state),
+    T (test_protected_symlink_into_project_read_only_over_tmpfs_state),
     T (test_state_dir_never_where_programs_outside_read),
     T (test_persistent_state_resolved_and_checked_again),
     cmocka_unit_test (test_identity_from_nss_not_environment),

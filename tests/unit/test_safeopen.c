@@ -271,6 +271,31 @@ test_fifo_config_does_not_hang (void **state)
   close (wfd);
 }
 
+static void
+test_kernel_file_read_past_its_zero_size (void **state)
+{
+  /* fstat says 0 bytes for a /proc file: the buffer, sized from fstat,
+   * grows as the reads go on, up to the cap and no further. */
+  char *data = NULL;
+  size_t len = 0;
+  BwshError err = { 0 };
+
+  (void) state;
+  assert_int_equal (bwsh_read_file_checked ("/proc/self/maps", BWSH_OWNER_ROOT_OR_USER, getuid (), 1 << 20, &data,
+                                            &len, &err),
+                    0);
+  assert_true (len > 0);
+  assert_int_equal (strlen (data), len);
+  assert_int_equal (data[len - 1], '\n');
+  free (data);
+  data = NULL;
+  assert_int_equal (bwsh_read_file_checked ("/proc/self/maps", BWSH_OWNER_ROOT_OR_USER, getuid (), 100, &data,
+                                            &len, &err),
+                    -EFBIG);
+  assert_null (data);
+  assert_non_null (strstr (err.message, "larger than 100 bytes"));
+}
+
 /* ------------------------------------------------ bwsh_check_path_trusted */
 
 static void
@@ -677,6 +702,7 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test_setup_teardown (test_read_file_checked_table, setup, teardown),
     cmocka_unit_test_setup_teardown (test_fifo_config_does_not_hang, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_kernel_file_read_past_its_zero_size, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_accepts_private_dir_under_sticky_tmp, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_table, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_refuses_file_not_owned_by_root, setup, teardown),

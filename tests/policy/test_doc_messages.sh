@@ -68,6 +68,10 @@ fresh; pol_write 'network = "shared";'; run_bwsh BWSH_TEST_LANDLOCK_ABI=3 -- -c 
 fresh; run_bwsh BWSH_TEST_PASTA="$IT_TMP/nopasta/pasta" -- -c true
 sed -i "s|$IT_TMP/nopasta/pasta|/usr/bin/pasta|" "$REAL"
 fresh; run_bwsh BWSH_TEST_PASTA=/bin/false -- -c true
+# network_engine = "slirp4netns" failing: a program of /usr (the only
+# place its confinement lets it run from) that refuses slirp4netns's
+# options, and says so on stderr (#27).
+fresh; pol_write 'network_engine = "slirp4netns";'; run_bwsh BWSH_TEST_SLIRP4NETNS=/usr/bin/ls -- -c true
 cat >"$IT_TMP/pasta-ends" <<'SH'
 #!/bin/sh
 while [ $# -gt 0 ]; do [ "$1" = --pid ] && echo $$ >"$2"; shift; done

@@ -162,6 +162,29 @@ dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest)
     }
 }
 
+size_t
+dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos)
+{
+  size_t k;
+
+  if (d->cap == 0)
+    return NO_PARENT;
+  k = *pos == SIZE_MAX ? hash_path_n (dest, n) & (d->cap - 1) : (*pos + 1) & (d->cap - 1);
+  for (;; k = (k + 1) & (d->cap - 1))
+    {
+      const char *have;
+
+      if (d->slots[k] == 0)
+        return NO_PARENT;
+      have = mounts[d->slots[k] - 1].dest;
+      if (strncmp (have, dest, n) == 0 && have[n] == '\0')
+        {
+          *pos = k;
+          return d->slots[k] - 1;
+        }
+    }
+}
+
 void
 dest_table_clear (DestTable *d)
 {

@@ -101,6 +101,10 @@ int dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx);
 int dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx);
 size_t dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest);
 void dest_table_clear (DestTable *d);
+/* Every mount whose destination is the first @n bytes of @dest, one per
+ * call, in the table's order (a table filled by dest_table_add()): start
+ * with *@pos = SIZE_MAX; NO_PARENT when there is none left. */
+size_t dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos);
 int set_dest (Ctx *c, size_t idx, char *dest);
 
 /* context.c */

@@ -236,8 +236,8 @@ int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size
  * Written first and counted after, so that concurrent logins cannot both
  * take the last place (both may be refused), with no lock a user could
  * hold.  Root writes into the registry, anyone else (bwsh without pam_bwsh)
- * into its users' part.  *ret_live is the count without @e (0 when there
- * is no limit: nothing is counted then).  @dir NULL: BWSH_SESSIONS_DIR. */
+ * into its users' part.  *ret_live is the count without @e.  @dir NULL:
+ * BWSH_SESSIONS_DIR. */
 int bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                             BwshError *err);
 /* Remove the entry @id (from a register); -ENOENT when already gone. */

@@ -772,8 +772,8 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
   r = bwsh_registry_add (userfd >= 0 ? userfd : dirfd, e, err);
   if (r < 0)
     return r;
-  /* Written first, counted after (see the top of this file); only against a limit (issue 27). */
-  r = max_sessions > 0 ? bwsh_registry_count (dir, e->uid, e->id, &live, err) : 0;
+  /* Written first, counted after: see the top of this file. */
+  r = bwsh_registry_count (dir, e->uid, e->id, &live, err);
   if (r >= 0 && max_sessions > 0 && live >= max_sessions)
     r = bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
                         live, max_sessions);

@@ -45,19 +45,10 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
   BwshSessionList l = { 0 };
   pid_t chain[ANCESTORS_MAX];
   size_t n = 0;
-  bool any = false;
   int r;
 
   *ret = false;
-  r = bwsh_registry_read (dir, &l, err);
-  if (r < 0)
-    return r;
-  /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
-  for (size_t i = 0; i < l.n; i++)
-    if (!l.items[i].by_bwsh && l.items[i].uid == uid)
-      any = true;
-  /* Without one, no ancestor can hold it: /proc is not read (issue 27). */
-  for (pid_t p = pid; any && p > 1 && n < ANCESTORS_MAX;)
+  for (pid_t p = pid; p > 1 && n < ANCESTORS_MAX;)
     {
       pid_t parent;
       chain[n++] = p;
@@ -65,9 +56,13 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
         break;
       p = parent;
     }
+  r = bwsh_registry_read (dir, &l, err);
+  if (r < 0)
+    return r;
   for (size_t i = 0; i < l.n && !*ret; i++)
     {
       const BwshSessionEntry *e = &l.items[i];
+      /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
       if (e->by_bwsh || e->uid != uid)
         continue;
       for (size_t k = 0; k < n; k++)

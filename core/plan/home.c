@@ -149,6 +149,8 @@ home_lacks (const Ctx *c, const char *path)
   len = strcspn (rest, "/");
   if (len == 0 || len > NAME_MAX)
     return false;
+  if (c->n_home_names == 0)
+    return true; /* an empty home lacks every name (and bsearch() takes no NULL array) */
   memcpy (first, rest, len);
   first[len] = '\0';
   return bsearch (&key, c->home_names, c->n_home_names, sizeof *c->home_names, cmp_str) == NULL;

@@ -182,9 +182,10 @@ add_prohibit (HostGuard *g, int family, const void *dst, unsigned dst_len)
 /* One message from the host: a route in its local table is kept out.
  * Returns 1 when a dump (request @dump_seq) is complete. */
 static int
-host_message (HostGuard *g, const struct nlmsghdr *nh, uint32_t dump_seq, char *what, size_t what_size)
+host_message (HostGuard *g, struct nlmsghdr *nh, uint32_t dump_seq, char *what, size_t what_size)
 {
-  const struct rtmsg *rt = NLMSG_DATA (nh);
+  /* Not const: the kernel's NLMSG_ and RTA_ macros cast it away. */
+  struct rtmsg *rt = NLMSG_DATA (nh);
   const void *dst = NULL;
   unsigned table, len;
   int r;
@@ -210,7 +211,7 @@ host_message (HostGuard *g, const struct nlmsghdr *nh, uint32_t dump_seq, char *
     return 0;
   table = rt->rtm_table;
   len = (unsigned) RTM_PAYLOAD (nh);
-  for (const struct rtattr *a = RTM_RTA (rt); RTA_OK (a, len); a = RTA_NEXT (a, len))
+  for (struct rtattr *a = RTM_RTA (rt); RTA_OK (a, len); a = RTA_NEXT (a, len))
     if (a->rta_type == RTA_TABLE && RTA_PAYLOAD (a) == sizeof (uint32_t))
       memcpy (&table, RTA_DATA (a), sizeof table);
     else if (a->rta_type == RTA_DST && RTA_PAYLOAD (a) == (rt->rtm_family == AF_INET ? 4U : 16U))

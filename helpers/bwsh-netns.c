@@ -299,7 +299,7 @@ confine_slirp4netns (void)
  * @ready_fd once the namespace is configured, and what it says on stderr
  * (a line per start) to @err_fd, for the helper to show only if it fails. */
 static _Noreturn void
-exec_slirp4netns (const Helper *h, int userns_fd, int ready_fd, int err_fd)
+exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
@@ -307,8 +307,8 @@ exec_slirp4netns (const Helper *h, int userns_fd, int ready_fd, int err_fd)
   int r;
 
   snprintf (netns, sizeof netns, "/proc/self/fd/%d", h->netns_fd);
-  snprintf (userns, sizeof userns, "/proc/self/fd/%d", userns_fd);
-  if (fcntl (ready_fd, F_SETFD, 0) < 0 || fcntl (h->netns_fd, F_SETFD, 0) < 0 || fcntl (userns_fd, F_SETFD, 0) < 0
+  snprintf (userns, sizeof userns, "/proc/self/fd/%d", h->userns_fd);
+  if (fcntl (ready_fd, F_SETFD, 0) < 0 || fcntl (h->netns_fd, F_SETFD, 0) < 0 || fcntl (h->userns_fd, F_SETFD, 0) < 0
       || bwsh_net_slirp4netns_argv (h->engine_path, netns, userns, ready_fd, &argv) < 0)
     _exit (127);
   r = confine_slirp4netns ();
@@ -344,7 +344,7 @@ exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
   if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
-    exec_slirp4netns (h, userns_fd, ready_fd, err_fd);
+    exec_slirp4netns (h, ready_fd, err_fd);
   /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
    * it starts, before it opens the namespaces, so no /proc/self/fd/N can
    * name them.  The network namespace is named through the sandbox's pid 1,

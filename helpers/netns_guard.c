@@ -174,8 +174,6 @@ add_prohibit (HostGuard *g, int family, const void *dst, unsigned dst_len)
   r = read_ack (g->sandbox_fd, req.nh.nlmsg_seq);
   if (r == -EEXIST) /* the same address twice (dump and event), or local and broadcast */
     return 0;
-  if (r == 0)
-    g->added++;
   return r;
 }
 
@@ -307,14 +305,4 @@ host_guard_event (HostGuard *g, char *what, size_t what_size)
   if (r == -ENOBUFS)
     r = host_guard_sync (g, what, what_size);
   return r;
-}
-
-void
-host_guard_close (HostGuard *g)
-{
-  if (g->host_fd >= 0)
-    close (g->host_fd);
-  if (g->sandbox_fd >= 0)
-    close (g->sandbox_fd);
-  g->host_fd = g->sandbox_fd = -1;
 }

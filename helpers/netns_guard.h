@@ -11,7 +11,6 @@ typedef struct
   int host_fd;    /* rtnetlink in the host's namespace: dumps and route events */
   int sandbox_fd; /* rtnetlink in the sandbox's namespace: where routes are added */
   uint32_t seq;
-  unsigned added; /* routes added so far, for the record */
 } HostGuard;
 
 #define HOST_GUARD_INIT { .host_fd = -1, .sandbox_fd = -1 }
@@ -28,4 +27,3 @@ int host_guard_sync (HostGuard *g, char *what, size_t what_size);
 /* The host socket is readable: add what the host gained.  On error, @what
  * names the address that could not be kept out. */
 int host_guard_event (HostGuard *g, char *what, size_t what_size);
-void host_guard_close (HostGuard *g);

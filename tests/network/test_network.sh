@@ -142,6 +142,25 @@ nt_remote_cleanup()
   return 0
 }
 
+# nt_bg_login SCRIPT: a login over su running SCRIPT in the background (90 s
+# at most), its output in bg.out as it comes; nt_bg_collect waits for it
+# and sets IT_RC, IT_OUT and IT_ERR.
+nt_bg_login()
+{
+  (IT_RC=0; timeout -k 5 90 su - "$IT_USER" -c "$1" </dev/null >"$IT_TMP/bg.out" 2>"$IT_TMP/bg.err" \
+    || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
+  NT_BG=$!
+  it_defer kill -TERM "$NT_BG"
+}
+
+nt_bg_collect()
+{
+  wait "$NT_BG"
+  IT_RC=$(cat "$IT_TMP/bg.rc")
+  IT_OUT=$(cat "$IT_TMP/bg.out")
+  IT_ERR=$(cat "$IT_TMP/bg.err")
+}
+
 # nt_line LINE: IT_OUT has LINE exactly (a probe's result).
 nt_line()
 {
@@ -247,11 +266,8 @@ case_private_blocks_every_host_address_that_plain_pasta_reaches()
 
   it_check "an address the host gains during the session is out of reach too"
   rm -f "$IT_HOME/project/go"
-  (IT_RC=0; timeout -k 5 90 su - "$IT_USER" -c \
-    "echo up; while [ ! -e ~/project/go ]; do sleep 0.1; done; $NT_P tcp $late $port; ip -4 route show type prohibit" \
-    </dev/null >"$IT_TMP/bg.out" 2>"$IT_TMP/bg.err" || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
-  local bg=$! i
-  it_defer kill -TERM "$bg"
+  nt_bg_login "echo up; while [ ! -e ~/project/go ]; do sleep 0.1; done; $NT_P tcp $late $port; ip -4 route show type prohibit"
+  local i
   for ((i = 0; i < 400; i++)); do
     grep -qx up "$IT_TMP/bg.out" 2>/dev/null && break
     sleep 0.1
@@ -261,10 +277,8 @@ case_private_blocks_every_host_address_that_plain_pasta_reaches()
   "$NT_PY" "$NT_DIR/net_tool.py" tcp "$late" "$port" | grep -qx "tcp=OK:$NT_TOKEN" \
     || it_fail "control: the host's listener does not answer at $late on the host"
   it_as_user touch "$IT_HOME/project/go"
-  wait "$bg"
-  IT_OUT=$(cat "$IT_TMP/bg.out")
-  IT_ERR=$(cat "$IT_TMP/bg.err")
-  it_assert_eq 0 "$(cat "$IT_TMP/bg.rc")" "exit status of the session"
+  nt_bg_collect
+  it_assert_eq 0 "$IT_RC" "exit status of the session"
   nt_line "tcp=ERR:[Errno 13] Permission denied"
   nt_line "prohibit $late proto static "
   rm -f "$IT_HOME/project/go"
@@ -378,10 +392,8 @@ case_killed_pasta_ends_session_never_host_network()
   # Long enough for a slow login (ASan, a loaded machine): the session ends
   # when pasta is killed, so the bound costs nothing when it passes.
   script="readlink /proc/self/ns/net; for i in \$(seq 600); do $NT_P tcp 127.0.0.1 $NT_TCP; sleep 0.1; done"
-  (IT_RC=0; timeout -k 5 90 su - "$IT_USER" -c "$script" </dev/null >"$IT_TMP/bg.out" 2>"$IT_TMP/bg.err" \
-    || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
-  local bg=$! pasta_pid="" i
-  it_defer kill -TERM "$bg"
+  nt_bg_login "$script"
+  local pasta_pid="" i
   for ((i = 0; i < 400; i++)); do
     pasta_pid=$(nt_session_pasta)
     [ -n "$pasta_pid" ] && grep -q "=ERR:" "$IT_TMP/bg.out" 2>/dev/null && break
@@ -389,10 +401,8 @@ case_killed_pasta_ends_session_never_host_network()
   done
   [ -n "$pasta_pid" ] || { it_fail "no pasta process for the session"; return; }
   kill -KILL "$pasta_pid"
-  wait "$bg"
-  IT_OUT=$(cat "$IT_TMP/bg.out")
-  IT_ERR=$(cat "$IT_TMP/bg.err")
-  it_assert_eq 137 "$(cat "$IT_TMP/bg.rc")" "exit status of the session"
+  nt_bg_collect
+  it_assert_eq 137 "$IT_RC" "exit status of the session"
   it_assert_err_has "bwsh: network: $NT_ENGINE ended (killed by signal 9); ending the session"
   it_assert_out_lacks "tcp=OK"
   it_assert_out_lacks "$(readlink /proc/self/ns/net)"

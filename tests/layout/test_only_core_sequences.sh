@@ -13,8 +13,8 @@ fail=0
 
 # Control: the pattern does find the steps where they are called (core/),
 # so a silent grep below means "not called", not "pattern broken".
-if ! grep -Eq "($steps) \(" "$src/core/session.c"; then
-  echo "FAIL: the step pattern finds nothing in core/session.c" >&2
+if ! grep -Eq "($steps) \(" "$src/core/session/session.c"; then
+  echo "FAIL: the step pattern finds nothing in core/session/session.c" >&2
   exit 1
 fi
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * bwsh core: identity, policy, user overlay, validation, the plan, rendering.
+ * bwsh core for its front ends (shell/, pam_module/, helpers/, tests, bench):
+ * every public header.  No file of core/ includes it: each includes the
+ * headers it uses.
  *
  * Data flows one way:
  *
@@ -13,22 +15,39 @@
  */
 #pragma once
 
-/* One header per part, named for the file that implements it. */
-#include "errors.h"
+/* One header per file, named for the file that implements it; the folders
+ * in their layers, the ground first (docs/design.md). */
+/* base/ */
+#include "argv.h"
 #include "bounds.h"
-#include "path.h"
-#include "rules.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "grow.h"
 #include "identity.h"
+#include "path.h"
+#include "procstat.h"
 #include "safeopen.h"
-#include "policy.h"
-#include "nsscheck.h"
-#include "userconf.h"
-#include "plan.h"
-#include "render.h"
-#include "record.h"
-#include "seccomp_filter.h"
-#include "landlock.h"
-#include "session.h"
 #include "scrub.h"
-#include "network.h"
+/* policy/ */
+#include "nsscheck.h"
+#include "policy.h"
+#include "rules.h"
+#include "userconf.h"
+/* plan/ */
+#include "plan.h"
+/* launch/ */
+#include "digest.h"
+#include "explain.h"
+#include "landlock.h"
 #include "launch.h"
+#include "network.h"
+#include "record.h"
+#include "render.h"
+#include "seccomp_filter.h"
+/* session/ */
+#include "admission.h"
+#include "audit.h"
+#include "ended.h"
+#include "lkg.h"
+#include "registry.h"
+#include "session.h"

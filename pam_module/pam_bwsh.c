@@ -44,11 +44,8 @@
 #include <security/pam_modules.h>
 #include <security/pam_modutil.h>
 
-#include "admission.h"
-#include "audit.h"
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "lkg.h"
 #include "session_command.h"
 
 #define BWSH_EXPORT __attribute__ ((visibility ("default")))

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "session_command.h"
 

@@ -36,7 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "admission.h"
 #include "cleanup.h"
 #include "bwshcore.h"
 #include "events.h"
@@ -96,7 +95,7 @@ exit_status (const BwshError *err)
 
 static void die_error (const BwshError *err) __attribute__ ((noreturn));
 
-/* One line for a core error, its step named by the code (see error.c). */
+/* One line for a core error, its step named by the code (see core/base/errors.c). */
 static void
 die_error (const BwshError *err)
 {

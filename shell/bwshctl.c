@@ -21,7 +21,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "admission.h"
 #include "bwshcore.h"
 #include "cleanup.h"
 #include "checks.h"

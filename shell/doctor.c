@@ -38,7 +38,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "bwshcore.h"
 #include "cleanup.h"
 #include "doctor.h"

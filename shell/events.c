@@ -9,7 +9,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "events.h"
 

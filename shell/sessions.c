@@ -27,7 +27,7 @@
 
 #include <jansson.h>
 
-#include "audit.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "options.h"
 #include "sessions.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: limits (constants, no code).  bwshcore.h includes every part. */
+/* bwsh core: limits (constants, no code). */
 #pragma once
 
 #include <stdbool.h>

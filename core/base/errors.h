@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: errors (error.c).  bwshcore.h includes every part. */
+/* bwsh core: errors (errors.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -9,8 +9,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "path.h"
 
 /* getgrouplist() reports how many groups there are when the buffer is too
  * small; NGROUPS_MAX on Linux is 65536, so cap the retries there. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: identity (identity.c).  bwshcore.h includes every part. */
+/* bwsh core: identity (identity.c). */
 #pragma once
 
 #include <stdbool.h>

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "path.h"
 
 const char *
 bwsh_path_status_to_string (BwshPathStatus s)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: paths (path.c).  bwshcore.h includes every part. */
+/* bwsh core: paths (path.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -42,3 +42,9 @@ bool bwsh_path_is_forbidden (const char *normalized);
 
 /* Number of path elements: "/" is 0, "/a/b" is 2.  Used to order mounts. */
 size_t bwsh_path_depth (const char *normalized);
+
+/* @path, a program bwsh starts, fixed at build time; in test builds only,
+ * the environment variable @test_env may name another (a missing pasta,
+ * one that fails; the helper of a build tree that is not installed).  An
+ * installed build has no such knob. */
+const char *bwsh_program_path (const char *test_env, const char *path);

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
 #include "cleanup.h"
+#include "procstat.h"
 
 /* /proc/PID/stat into @buf; *ret_fields points at the ")" that ends comm
  * (comm may hold spaces and parentheses: fields count after the last one). */

@@ -23,8 +23,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "safeopen.h"
 
 static const char *
 owner_rule_to_string (BwshOwnerRule rule)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: safe opening (safeopen.c).  bwshcore.h includes every part. */
+/* bwsh core: safe opening (safeopen.c). */
 #pragma once
 
 #include <stdbool.h>

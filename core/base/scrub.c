@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "scrub.h"
 
 static const BwshScrubEntry scrub_list[] = {
   /* the dynamic loader: LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT load code into bwsh */

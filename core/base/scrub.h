@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: the environment that acts before the sandbox (scrub.c).  bwshcore.h includes every part. */
+/* bwsh core: the environment that acts before the sandbox (scrub.c). */
 #pragma once
 
 #include <stdbool.h>

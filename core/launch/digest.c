@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bwshcore.h"
+#include "digest.h"
+#include "plan.h"
+#include "render.h"
 
 typedef struct
 {

@@ -10,9 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
+#include "argv.h"
+#include "bind_list.h"
 #include "cleanup.h"
-
+#include "digest.h"
+#include "errors.h"
+#include "explain.h"
+#include "landlock.h"
+#include "plan.h"
+#include "policy.h"
+#include "record.h"
+#include "render.h"
 
 /* "default", "policy FILE:LINE" or "user FILE:LINE:COL". */
 static char *

@@ -25,8 +25,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "landlock.h"
+#include "plan.h"
+#include "policy.h"
 
 /* Debian 12's <linux/landlock.h> stops at ABI 2: the net (ABI 4) and scope
  * (ABI 6) parts of the UAPI are spelled out here, with the kernel's values. */
@@ -130,12 +134,6 @@ note_missing (Request *req, const char *what, int needed)
 
   snprintf (req->missing + len, sizeof req->missing - len, "%s%s (needs ABI %d)",
             len > 0 ? ", " : "", what, needed);
-}
-
-bool
-bwsh_landlock_required_by_network (const BwshPolicy *pol)
-{
-  return pol->net_mode == BWSH_NET_SHARED && pol->landlock == BWSH_LANDLOCK_BEST_EFFORT && !pol->landlock_mode_set;
 }
 
 /* Decide what the plan asks for and what @abi lets us apply. */
@@ -360,41 +358,4 @@ bwsh_landlock_apply (const BwshLandlockRequest *ask, BwshLandlockReport *ret_rep
   if (r < 0 || fd < 0)
     return r;
   return bwsh_landlock_restrict (fd, err);
-}
-
-int
-bwsh_landlock_request_from_policy (const BwshPolicy *pol, BwshLandlockRequest *ret)
-{
-  /* A shared network leaves the host's abstract sockets and loopback ports
-   * to Landlock alone (#14), so there best effort is not the default: only
-   * a policy that writes landlock.mode = "best_effort" gets it. */
-  bool for_shared_network = bwsh_landlock_required_by_network (pol);
-  BwshLandlockRequest req = {
-    .mode = for_shared_network ? BWSH_LANDLOCK_REQUIRED : pol->landlock,
-    .for_shared_network = for_shared_network,
-    .scope_abstract_unix = pol->scope_abstract_unix,
-    .scope_signal = pol->scope_signal,
-    .tcp_connect_set = pol->tcp_connect_set,
-    .tcp_bind_set = pol->tcp_bind_set,
-  };
-  int r;
-
-  r = bwsh_bind_list_copy (&req.tcp_connect, &pol->tcp_connect);
-  if (r >= 0)
-    r = bwsh_bind_list_copy (&req.tcp_bind, &pol->tcp_bind);
-  if (r < 0)
-    {
-      bwsh_landlock_request_clear (&req);
-      return r;
-    }
-  *ret = req;
-  return 0;
-}
-
-void
-bwsh_landlock_request_clear (BwshLandlockRequest *req)
-{
-  bwsh_bind_list_clear (&req->tcp_connect);
-  bwsh_bind_list_clear (&req->tcp_bind);
-  *req = (BwshLandlockRequest) { 0 };
 }

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: landlock (landlock.c).  bwshcore.h includes every part. */
+/* bwsh core: landlock (landlock.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -10,7 +10,6 @@
 #include <sys/types.h>
 
 #include "errors.h"
-#include "policy.h"
 #include "plan.h"
 
 typedef struct BwshLandlockReport
@@ -34,7 +33,3 @@ int bwsh_landlock_ruleset (const BwshLandlockRequest *req, int *ret_fd, BwshLand
                            BwshError *err);
 int bwsh_landlock_restrict (int ruleset_fd, BwshError *err);
 int bwsh_landlock_probe (const BwshLandlockRequest *req, BwshLandlockReport *ret_report);
-/* True when the policy's mode is the default best effort but its shared
- * network makes Landlock required (#14): only landlock.mode written in the
- * policy, "best_effort" or "off", lets such a session run without it. */
-bool bwsh_landlock_required_by_network (const BwshPolicy *pol);

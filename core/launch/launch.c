@@ -10,8 +10,18 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "argv.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "landlock.h"
+#include "launch.h"
+#include "network.h"
+#include "plan.h"
+#include "policy.h"
+#include "record.h"
+#include "render.h"
+#include "safeopen.h"
+#include "seccomp_filter.h"
 
 const char *
 bwsh_bwrap_path (void)
@@ -35,7 +45,7 @@ clear_cloexec (int fd)
   return 0;
 }
 
-/* Here rather than in seccomp.c, so that bwsh does not pull libseccomp in
+/* Here rather than in seccomp_filter.c, so that bwsh does not pull libseccomp in
  * at run time: the filter was compiled when bwsh was built. */
 int
 bwsh_seccomp_embedded_fd (int *ret_fd, BwshError *err)

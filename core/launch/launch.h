@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: launcher (launch.c, path.c).  bwshcore.h includes every part. */
+/* bwsh core: launcher (launch.c, path.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -20,15 +20,10 @@
 int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_path,
                     BwshError *err);
 
-/* @path, a program bwsh starts, fixed at build time; in test builds only,
- * the environment variable @test_env may name another (a missing pasta,
- * one that fails; the helper of a build tree that is not installed).  An
- * installed build has no such knob. */
-const char *bwsh_program_path (const char *test_env, const char *path);
-
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);
-const char *bwsh_pasta_path (void);
-const char *bwsh_slirp4netns_path (void);
-const char *bwsh_netns_helper_path (void);
 const char *bwsh_policy_path (void);
+
+/* The same filter, compiled at build time by seccomp_gen and embedded: what
+ * a session uses.  Same fd contract as bwsh_seccomp_build_fd() (seccomp.h). */
+int bwsh_seccomp_embedded_fd (int *ret_fd, BwshError *err);

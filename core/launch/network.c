@@ -23,8 +23,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "argv.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "network.h"
+#include "path.h"
+#include "policy.h"
 
 const char *
 bwsh_pasta_path (void)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: network (network.c).  bwshcore.h includes every part. */
+/* bwsh core: network (network.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,9 +9,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "argv.h"
 #include "errors.h"
 #include "policy.h"
-#include "render.h"
 
 /* network = "private": the helper program (bwsh-netns, under libexec) that
  * gives the sandbox's own network namespace its link to the outside through
@@ -55,3 +55,8 @@ int bwsh_net_slirp4netns_argv (const char *path, const char *netns, const char *
 /* The pasta command line the helper runs for namespace files @netns and @userns. */
 int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
                          BwshArgv *ret);
+
+/* Compile-time paths (config.h), exposed for bwshctl. */
+const char *bwsh_pasta_path (void);
+const char *bwsh_slirp4netns_path (void);
+const char *bwsh_netns_helper_path (void);

@@ -20,9 +20,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
-#include "bwshcore.h"
+#include "argv.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
+#include "policy.h"
+#include "procstat.h"
+#include "record.h"
+#include "render.h"
 
 const char *
 bwsh_tlog_rec_path (void)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: recording (record.c).  bwshcore.h includes every part. */
+/* bwsh core: recording (record.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "argv.h"
 #include "errors.h"
-#include "policy.h"
 #include "plan.h"
 #include "render.h"
 
@@ -47,23 +47,3 @@ int bwsh_tlog_rec_id (pid_t pid, char ret[BWSH_TLOG_REC_ID_MAX]);
  * the journal, then "--", then bwsh-landlock with @landlock_fd unless it is
  * -1.  bwrap's argv follows. */
 int bwsh_render_recorder (const char *recorder, int landlock_fd, BwshArgv *ret);
-
-/* Serialise @opts NUL-separated, as bwrap's --args expects. */
-int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
-
-/* Shell-quote one word for display, the way a shell reads it back: '...', or
- * $'...' with \xNN escapes when it holds a byte a terminal acts on. */
-char *bwsh_shell_quote (const char *s);
-
-/* Human and JSON explanations of @p.  @refusal (NULL when the session
- * would run) is why a session with this plan would be refused.  A value JSON
- * cannot carry (not UTF-8) fails with -EILSEQ and says which. */
-int bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
-int bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err);
-
-const char *bwsh_mount_kind_to_string (BwshMountKind k);
-const char *bwsh_verdict_to_string (BwshVerdict v);
-const char *bwsh_origin_to_string (BwshOrigin o);
-const char *bwsh_net_mode_to_string (BwshNetMode m);
-const char *bwsh_net_engine_to_string (BwshNetEngine e);
-const char *bwsh_record_mode_to_string (BwshRecordMode m);

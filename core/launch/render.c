@@ -8,8 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
+#include "argv.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "plan.h"
+#include "render.h"
 
 static int
 add2 (BwshArgv *a, const char *x, const char *y)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: render (render.c).  bwshcore.h includes every part. */
+/* bwsh core: render (render.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,17 +9,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "argv.h"
 #include "plan.h"
-
-typedef struct BwshArgv
-{
-  char **v;   /* NULL-terminated */
-  size_t n;
-  size_t cap;
-} BwshArgv;
-
-int bwsh_argv_add (BwshArgv *a, const char *s);
-void bwsh_argv_clear (BwshArgv *a);
 
 typedef enum
 {
@@ -66,3 +57,19 @@ int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *re
 #define BWSH_STARTED_FD 9
 #define BWSH_STARTED_STUB "printf . >&9; exec 9>&-; exec \"$@\""
 bool bwsh_plan_guards_setup (const BwshPlan *p);
+
+/* Serialise @opts NUL-separated, as bwrap's --args expects. */
+int bwsh_render_blob (const BwshArgv *opts, char **ret_blob, size_t *ret_len);
+
+/* Shell-quote one word for display, the way a shell reads it back: '...', or
+ * $'...' with \xNN escapes when it holds a byte a terminal acts on. */
+char *bwsh_shell_quote (const char *s);
+
+typedef struct BwshNamespaceInfo
+{
+  const char *name;          /* "user", "net", ... (explain, JSON) */
+  const char *bwrap_option;  /* "--unshare-user", ... */
+  bool if_supported;         /* bwrap's -try variant: skipped where the kernel lacks it */
+} BwshNamespaceInfo;
+
+const BwshNamespaceInfo *bwsh_namespace_info (BwshNamespace ns);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: seccomp (seccomp.c, seccomp_gen.c).  bwshcore.h includes every part. */
+/* bwsh core: seccomp (seccomp_filter.c; the filter seccomp_gen compiles into bwsh). */
 #pragma once
 
 #include <stdbool.h>
@@ -16,8 +16,5 @@
  * O_CLOEXEC; the caller clears that for the exec. */
 int bwsh_seccomp_build_fd (int *ret_fd, BwshError *err);
 
-/* The same filter, compiled at build time by seccomp_gen and embedded: what
- * a session uses.  Same fd contract as bwsh_seccomp_build_fd(). */
-int bwsh_seccomp_embedded_fd (int *ret_fd, BwshError *err);
 extern const unsigned char bwsh_seccomp_bpf[];
 extern const size_t bwsh_seccomp_bpf_len;

@@ -20,7 +20,15 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
+#include "rules.h"
+#include "userconf.h"
 
 void
 strv_free (char **v, size_t n)

@@ -10,7 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "launch.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "rules.h"
 
 /* Destinations the user can never disable or mount over: without them the
  * sandbox either does not start or stops being one (the seed let users

@@ -13,7 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
 
 const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
 

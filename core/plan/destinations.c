@@ -14,7 +14,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "rules.h"
+#include "safeopen.h"
 
 /* The state directory could not be used: the session still gets a
  * writable home, on a tmpfs, and says so. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "plan_internal.h"
 
 /* djb2 over the first @n bytes of @s (a destination or one of its parents),

@@ -11,7 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bounds.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
 
 /* Variables passed through from the caller's environment. */
 static const char *const env_allow_default[] = {

@@ -15,7 +15,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
+#include "rules.h"
+#include "userconf.h"
 
 /* Entries of $HOME that hold a program's own state, written by programs
  * whether or not they honour XDG_*_HOME: inside, the session's state

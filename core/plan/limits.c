@@ -14,6 +14,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
 
 bool

@@ -11,7 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
+#include "rules.h"
+#include "userconf.h"
 
 /* ------------------------------------------------------------- additions */
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: plan (the files of core/plan/ and digest.c).  bwshcore.h includes every part. */
+/* bwsh core: the plan (the files of core/plan/). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "bind_list.h"
 #include "errors.h"
 #include "identity.h"
 #include "policy.h"
@@ -27,15 +28,6 @@ typedef enum
   _BWSH_NS_MAX,
 } BwshNamespace;
 
-typedef struct BwshNamespaceInfo
-{
-  const char *name;          /* "user", "net", ... (explain, JSON) */
-  const char *bwrap_option;  /* "--unshare-user", ... */
-  bool if_supported;         /* bwrap's -try variant: skipped where the kernel lacks it */
-} BwshNamespaceInfo;
-
-const BwshNamespaceInfo *bwsh_namespace_info (BwshNamespace ns);
-
 /* What the session asks of Landlock: a copy of the policy's settings, so
  * that the plan (and its digest) carries it and nothing borrows the policy. */
 typedef struct BwshLandlockRequest
@@ -50,6 +42,10 @@ typedef struct BwshLandlockRequest
   BwshBindList tcp_bind;
 } BwshLandlockRequest;
 
+/* True when the policy's mode is the default best effort but its shared
+ * network makes Landlock required (#14): only landlock.mode written in the
+ * policy, "best_effort" or "off", lets such a session run without it. */
+bool bwsh_landlock_required_by_network (const BwshPolicy *pol);
 int bwsh_landlock_request_from_policy (const BwshPolicy *pol, BwshLandlockRequest *ret);
 void bwsh_landlock_request_clear (BwshLandlockRequest *req);
 
@@ -180,17 +176,10 @@ int bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err);
  * policy file and line that set it.  Part of bwsh_plan_resolve(). */
 int bwsh_plan_check_shell (const BwshPlan *p, BwshError *err);
 
-/* A stable digest of what the plan does (mounts with verdicts, shell,
- * working directory, namespaces, network, Landlock, seccomp, limits, the
- * session's fixed variables): 64 hex characters plus NUL.  The variables
- * passed through from the caller are left out on purpose: pam_bwsh computes
- * the digest at session open, before sshd sets SSH_TTY and friends, and the
- * same plan must give the same digest in bwsh. */
-void bwsh_plan_digest (const BwshPlan *p, char ret_hex[65]);
-
 /* True when @entry ("NAME" or "NAME=VALUE") is one of the variables the
  * session sets from NSS and the policy (HOME, USER, LOGNAME, SHELL, PATH). */
 bool bwsh_env_is_session_variable (const char *entry);
 
-/* SHA-256 of @data as 64 lowercase hex characters plus NUL (FIPS 180-4). */
-void bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65]);
+/* The names of the plan's enums (names.c). */
+const char *bwsh_mount_kind_to_string (BwshMountKind k);
+const char *bwsh_verdict_to_string (BwshVerdict v);

@@ -24,8 +24,12 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "bwshcore.h"
-#include "cleanup.h"
+#include "bind_list.h"
+#include "errors.h"
+#include "identity.h"
+#include "plan.h"
+#include "policy.h"
+#include "userconf.h"
 
 /* Destination -> mount indices (dests.c). */
 typedef struct

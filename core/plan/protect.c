@@ -12,6 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
 
 /* Directories between the read-write mount @rw_dest and the protected path

@@ -12,7 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bind_list.h"
+#include "cleanup.h"
+#include "errors.h"
+#include "path.h"
+#include "plan.h"
 #include "plan_internal.h"
+#include "rules.h"
+#include "safeopen.h"
 
 int
 bwsh_plan_check_shell (const BwshPlan *p, BwshError *err)

@@ -9,8 +9,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "nsscheck.h"
+#include "policy.h"
 
 /* A group entry of 1,000 members is about 20 KiB; SSSD's may be far larger. */
 #define NSS_BUF_MAX (1 << 24)

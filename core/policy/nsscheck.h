@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: names and NSS (nsscheck.c).  bwshcore.h includes every part. */
+/* bwsh core: names and NSS (nsscheck.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "bind_list.h"
 #include "errors.h"
 #include "policy.h"
 

@@ -38,8 +38,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "policy.h"
 #include "policy_internal.h"
 
 /* ------------------------------------------------------ policy lifetime */

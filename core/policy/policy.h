@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: policy (policy.c, policy_*.c).  bwshcore.h includes every part. */
+/* bwsh core: policy (policy.c, policy_*.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,43 +9,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "bind_list.h"
 #include "errors.h"
 #include "identity.h"
-
-typedef enum
-{
-  BWSH_ORIGIN_DEFAULT = 0,
-  BWSH_ORIGIN_USER = 1,
-  BWSH_ORIGIN_POLICY = 2, /* higher wins on the same destination */
-} BwshOrigin;
-
-typedef struct BwshSource
-{
-  BwshOrigin origin;
-  char *file; /* NULL for built-in defaults */
-  int line;
-  int column;
-} BwshSource;
-
-/* A path or a bind.  For a plain path list only @src is set. */
-typedef struct BwshBindSpec
-{
-  char *src;
-  char *dst; /* NULL means same as src */
-  BwshSource from;
-} BwshBindSpec;
-
-typedef struct BwshBindList
-{
-  BwshBindSpec *items;
-  size_t n;
-  size_t cap;
-} BwshBindList;
-
-int bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const BwshSource *from);
-int bwsh_bind_list_copy (BwshBindList *dst, const BwshBindList *src);
-void bwsh_bind_list_clear (BwshBindList *l);
-bool bwsh_bind_list_contains (const BwshBindList *l, const char *src);
 
 typedef enum
 {
@@ -188,3 +154,8 @@ int bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret
  * @dir confines @include. */
 int bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename,
                               const char *dir, const BwshIdentity *id, BwshError *err);
+
+/* The names of the enum settings (policy_names.c). */
+const char *bwsh_net_mode_to_string (BwshNetMode m);
+const char *bwsh_net_engine_to_string (BwshNetEngine e);
+const char *bwsh_record_mode_to_string (BwshRecordMode m);

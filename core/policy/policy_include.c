@@ -26,9 +26,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "errors.h"
 #include "policy_internal.h"
+#include "safeopen.h"
 
 /* ------------------------------------------------- one parsed document */
 

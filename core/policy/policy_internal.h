@@ -11,7 +11,10 @@
 #include <libconfig.h>
 #include <limits.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "errors.h"
+#include "identity.h"
+#include "policy.h"
 
 /* libconfig itself stops at 10 nested includes; stop a little earlier so the
  * error is ours, with a file and line. */

@@ -25,8 +25,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "policy.h"
 #include "policy_internal.h"
 
 /* ---------------------------------------------------------------- lists */
@@ -161,7 +163,6 @@ bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
   replace_list (FIELD (p, k->off, BwshBindList), &l);
   return 0;
 }
-
 
 /* A variable name, or a prefix glob: "EDITOR", "LC_*". */
 static bool

@@ -25,9 +25,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "policy.h"
 #include "policy_internal.h"
+#include "safeopen.h"
 
 /* ----------------------------------------------------------------- load */
 

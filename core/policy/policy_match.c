@@ -25,8 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "policy.h"
 #include "policy_internal.h"
 
 /* --------------------------------------------------------- match blocks */

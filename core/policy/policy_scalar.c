@@ -25,9 +25,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "path.h"
+#include "policy.h"
 #include "policy_internal.h"
+#include "rules.h"
 
 /* ------------------------------------------------ settings of one value */
 

@@ -23,8 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "path.h"
 #include "policy_internal.h"
 
 /* ------------------------------------------------------------ one value */
@@ -39,7 +41,6 @@ bwsh_policy_where (Ctx *c, const config_setting_t *s, BwshSource *ret)
                      &line);
   *ret = (BwshSource) { .origin = BWSH_ORIGIN_POLICY, .file = file, .line = line };
 }
-
 
 int
 fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)

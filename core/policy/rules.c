@@ -22,8 +22,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "path.h"
+#include "policy.h"
+#include "rules.h"
 
 /* Where the host keeps sockets, shared memory, spools and logs.  A
  * read-only bind does not stop connect(): an overlay bind of /run/user/UID

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: rules (rules.c).  bwshcore.h includes every part. */
+/* bwsh core: rules (rules.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -8,6 +8,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+
+#include "policy.h"
 
 /* True when @path (normalised) lies where the host keeps IPC endpoints or
  * other users' data: /run, /var/run, /tmp, /var/tmp, /dev/shm, /var/spool,
@@ -53,3 +55,15 @@ typedef struct BwshProtectedDefault
 
 extern const BwshProtectedDefault bwsh_protected_defaults[];
 extern const size_t bwsh_n_protected_defaults;
+
+/* The PAM services that run the login shell (sshd, login, su, ...): the
+ * one list pam_bwsh's documentation and doctor's PAM checks use. */
+const char *const *bwsh_login_services (size_t *ret_n);
+
+/* True when the policy reads a user overlay at all (user_overlay and
+ * user_config_mode != "off"). */
+bool bwsh_policy_reads_overlay (const BwshPolicy *pol);
+
+/* True when @service runs the login shell: sshd, login, su, su-l,
+ * runuser-l, or one the policy's allowed_services names. */
+bool bwsh_service_runs_login_shell (const BwshPolicy *pol, const char *service);

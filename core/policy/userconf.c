@@ -17,9 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
+#include "bind_list.h"
+#include "bounds.h"
 #include "cleanup.h"
-
+#include "errors.h"
+#include "safeopen.h"
+#include "userconf.h"
 
 BwshUserConfig *
 bwsh_user_config_free (BwshUserConfig *uc)

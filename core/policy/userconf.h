@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: user overlay (userconf.c).  bwshcore.h includes every part. */
+/* bwsh core: user overlay (userconf.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "bind_list.h"
 #include "errors.h"
-#include "policy.h"
 
 typedef struct BwshUserConfig
 {

@@ -11,7 +11,15 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "bind_list.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "path.h"
+#include "policy.h"
+#include "procstat.h"
+#include "registry.h"
+#include "rules.h"
 
 /* How far up bwsh looks for the process that opened its PAM session: sshd
  * puts two processes in between (the session's child and the shell's

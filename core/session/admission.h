@@ -21,8 +21,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "audit.h"
-#include "bwshcore.h"
+#include "errors.h"
+#include "identity.h"
+#include "policy.h"
+#include "registry.h"
 
 typedef enum
 {
@@ -71,3 +73,12 @@ const char *bwsh_admit_verdict_name (BwshAdmitVerdict v);
 /* Whether a live pam_bwsh registration of @uid is held by @pid or one of
  * its ancestors. */
 int bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err);
+
+/* True when @service (PAM_SERVICE) is refused for subjects: it does not run
+ * the login shell, or refused_services names it. */
+bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
+
+/* The one definition of "this shell is bwsh", for pam_bwsh's require_shell
+ * and every doctor check: @shell names @bwsh_binary, as written (normalised)
+ * or after resolving symlinks.  A file merely called "bwsh" is not bwsh. */
+bool bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary);

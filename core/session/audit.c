@@ -29,7 +29,12 @@
 #include <sys/un.h>
 
 #include "audit.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "digest.h"
+#include "errors.h"
+#include "policy.h"
+#include "safeopen.h"
 
 static const struct
 {

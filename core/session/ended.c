@@ -24,6 +24,10 @@
 
 #include "audit.h"
 #include "cleanup.h"
+#include "ended.h"
+#include "errors.h"
+#include "identity.h"
+#include "registry.h"
 
 /* The status directory of the registry at @dir (NULL: BWSH_SESSIONS_DIR). */
 static int

@@ -13,8 +13,14 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "digest.h"
+#include "errors.h"
+#include "identity.h"
 #include "lkg.h"
+#include "policy.h"
+#include "safeopen.h"
 
 /* A snapshot holds the main file, its drop-ins and includes: two levels. */
 #define SNAPSHOT_DEPTH 4

@@ -19,7 +19,9 @@
 
 #include <stdint.h>
 
-#include "bwshcore.h"
+#include "errors.h"
+#include "identity.h"
+#include "policy.h"
 
 /* Save @pol (loaded cleanly from @policy_path for @id) as the last good
  * policy, unless that copy is already the current one.  Root only: for

@@ -18,12 +18,7 @@
  * no user can open it, let alone hold it) around the write and the count,
  * so that a storm of logins through PAM admits exactly max_sessions; bwsh's
  * own (a stack without pam_bwsh) cannot take it and keep the rule above.
- *
- * Locks: BWSH_LOCKS_DIR (under /var/lib: a lock must survive a reboot, and
- * it is state that bwshctl writes, not configuration that configuration
- * management owns and may overwrite from its copy of /etc), one JSON file per
- * locked user or group, root-owned, readable by all: bwsh enforces the lock
- * itself, as the user.
+ * Locks: see registry.h.
  */
 #include "config.h"
 
@@ -42,8 +37,13 @@
 
 #include <jansson.h>
 
-#include "audit.h"
 #include "cleanup.h"
+#include "ended.h"
+#include "errors.h"
+#include "identity.h"
+#include "procstat.h"
+#include "registry.h"
+#include "safeopen.h"
 
 /* One entry holds a few names and digests; anything bigger is not ours. */
 #define ENTRY_FILE_MAX (16 * 1024)

@@ -13,9 +13,19 @@
 #include <sys/stat.h>
 
 #include "admission.h"
-#include "bwshcore.h"
+#include "bounds.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "identity.h"
+#include "launch.h"
 #include "lkg.h"
+#include "path.h"
+#include "plan.h"
+#include "policy.h"
+#include "rules.h"
+#include "safeopen.h"
+#include "session.h"
+#include "userconf.h"
 
 BwshSession *
 bwsh_session_free (BwshSession *s)

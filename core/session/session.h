@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: session (session.c).  bwshcore.h includes every part. */
+/* bwsh core: session (session.c). */
 #pragma once
 
 #include <stdbool.h>
@@ -9,11 +9,12 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "admission.h"
 #include "errors.h"
 #include "identity.h"
+#include "plan.h"
 #include "policy.h"
 #include "userconf.h"
-#include "plan.h"
 
 /* The one orchestration.  bwsh, pam_bwsh and bwshctl all prepare a session
  * here, so what explain shows is what bwsh runs, by construction:
@@ -89,23 +90,3 @@ bwsh_session_freep (BwshSession **s)
   bwsh_session_free (*s);
 }
 
-/* The PAM services that run the login shell (sshd, login, su, ...): the
- * one list pam_bwsh's documentation and doctor's PAM checks use. */
-const char *const *bwsh_login_services (size_t *ret_n);
-
-/* True when the policy reads a user overlay at all (user_overlay and
- * user_config_mode != "off"). */
-bool bwsh_policy_reads_overlay (const BwshPolicy *pol);
-
-/* True when @service runs the login shell: sshd, login, su, su-l,
- * runuser-l, or one the policy's allowed_services names. */
-bool bwsh_service_runs_login_shell (const BwshPolicy *pol, const char *service);
-
-/* True when @service (PAM_SERVICE) is refused for subjects: it does not run
- * the login shell, or refused_services names it. */
-bool bwsh_policy_refuses_service (const BwshPolicy *pol, const char *service);
-
-/* The one definition of "this shell is bwsh", for pam_bwsh's require_shell
- * and every doctor check: @shell names @bwsh_binary, as written (normalised)
- * or after resolving symlinks.  A file merely called "bwsh" is not bwsh. */
-bool bwsh_shell_is_bwsh (const char *shell, const char *bwsh_binary);

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "admission.h"
+#include "bwshcore.h"
 #include "unit.h"
 
 #define BWSH "/usr/bin/bwsh"

@@ -25,7 +25,7 @@
 
 #include <cmocka.h>
 
-#include "audit.h"
+#include "bwshcore.h"
 #include "cleanup.h"
 #include "unit.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* Error records, warning lists and the small containers the plan is made of. */
+/* Error records, warning lists and escaping for messages. */
 #include "config.h"
 
 #include <errno.h>
@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "grow.h"
 
 int
 bwsh_error_set (BwshError *err, int r, const char *file, int line, int column, const char *fmt, ...)
@@ -118,26 +119,6 @@ bwsh_error_to_string (const BwshError *err)
   return s;
 }
 
-/* @items (of @elem bytes each, @cap of them) grown so that index @n fits:
- * the same pointer, a new one, or NULL when out of memory (then @items is
- * untouched). */
-static void *
-grow (void *items, size_t *cap, size_t n, size_t elem)
-{
-  size_t new_cap;
-  void *p;
-
-  if (n < *cap)
-    return items;
-  new_cap = *cap == 0 ? 8 : *cap * 2;
-  if (new_cap > SIZE_MAX / elem)
-    return NULL;
-  p = realloc (items, new_cap * elem);
-  if (p != NULL)
-    *cap = new_cap;
-  return p;
-}
-
 int
 bwsh_diag_add (BwshDiag *d, const char *fmt, ...)
 {
@@ -145,7 +126,7 @@ bwsh_diag_add (BwshDiag *d, const char *fmt, ...)
   char *line = NULL, **lines;
   int r;
 
-  lines = grow (d->lines, &d->cap, d->n, sizeof (char *));
+  lines = bwsh_grow (d->lines, &d->cap, d->n, sizeof (char *));
   if (lines == NULL)
     return -ENOMEM;
   d->lines = lines;
@@ -165,177 +146,6 @@ bwsh_diag_clear (BwshDiag *d)
     free (d->lines[i]);
   free (d->lines);
   *d = (BwshDiag) { 0 };
-}
-
-int
-bwsh_bind_list_add (BwshBindList *l, const char *src, const char *dst, const BwshSource *from)
-{
-  _cleanup_free_ char *s = NULL, *d = NULL, *f = NULL;
-  BwshBindSpec *b;
-
-  b = grow (l->items, &l->cap, l->n, sizeof (BwshBindSpec));
-  if (b == NULL)
-    return -ENOMEM;
-  l->items = b;
-  s = strdup (src);
-  if (s == NULL)
-    return -ENOMEM;
-  if (dst != NULL && (d = strdup (dst)) == NULL)
-    return -ENOMEM;
-  if (from != NULL && from->file != NULL && (f = strdup (from->file)) == NULL)
-    return -ENOMEM;
-
-  b = &l->items[l->n++];
-  *b = (BwshBindSpec) { 0 };
-  if (from != NULL)
-    b->from = *from;
-  b->src = steal_pointer (&s);
-  b->dst = steal_pointer (&d);
-  b->from.file = steal_pointer (&f);
-  return 0;
-}
-
-int
-bwsh_bind_list_copy (BwshBindList *dst, const BwshBindList *src)
-{
-  *dst = (BwshBindList) { 0 };
-  for (size_t i = 0; i < src->n; i++)
-    {
-      int r = bwsh_bind_list_add (dst, src->items[i].src, src->items[i].dst, &src->items[i].from);
-      if (r < 0)
-        {
-          bwsh_bind_list_clear (dst);
-          return r;
-        }
-    }
-  return 0;
-}
-
-void
-bwsh_bind_list_clear (BwshBindList *l)
-{
-  for (size_t i = 0; i < l->n; i++)
-    {
-      free (l->items[i].src);
-      free (l->items[i].dst);
-      free (l->items[i].from.file);
-    }
-  free (l->items);
-  *l = (BwshBindList) { 0 };
-}
-
-bool
-bwsh_bind_list_contains (const BwshBindList *l, const char *src)
-{
-  for (size_t i = 0; i < l->n; i++)
-    if (strcmp (l->items[i].src, src) == 0)
-      return true;
-  return false;
-}
-
-int
-bwsh_argv_add (BwshArgv *a, const char *s)
-{
-  char *copy, **v;
-
-  /* One slot for the terminating NULL. */
-  v = grow (a->v, &a->cap, a->n + 1, sizeof (char *));
-  if (v == NULL)
-    return -ENOMEM;
-  a->v = v;
-  copy = strdup (s);
-  if (copy == NULL)
-    return -ENOMEM;
-  a->v[a->n++] = copy;
-  a->v[a->n] = NULL;
-  return 0;
-}
-
-void
-bwsh_argv_clear (BwshArgv *a)
-{
-  for (size_t i = 0; i < a->n; i++)
-    free (a->v[i]);
-  free (a->v);
-  *a = (BwshArgv) { 0 };
-}
-
-const char *
-bwsh_mount_kind_to_string (BwshMountKind k)
-{
-  static const char *const names[] = {
-    [BWSH_MOUNT_TMPFS] = "tmpfs",         [BWSH_MOUNT_RO_BIND] = "ro-bind",
-    [BWSH_MOUNT_BIND] = "bind",           [BWSH_MOUNT_DEV] = "dev",
-    [BWSH_MOUNT_DEV_BIND] = "dev-bind",   [BWSH_MOUNT_PROC] = "proc",
-    [BWSH_MOUNT_SYMLINK] = "symlink",     [BWSH_MOUNT_DIR] = "dir",
-    [BWSH_MOUNT_REMOUNT_RO] = "remount-ro",
-  };
-  return (size_t) k < BWSH_N_ELEMENTS (names) ? names[k] : "?";
-}
-
-const char *
-bwsh_verdict_to_string (BwshVerdict v)
-{
-  static const char *const names[] = {
-    [BWSH_VERDICT_ACCEPTED] = "accepted", [BWSH_VERDICT_REFUSED] = "refused",
-    [BWSH_VERDICT_SKIPPED] = "skipped",   [BWSH_VERDICT_DISABLED] = "disabled",
-    [BWSH_VERDICT_SHADOWED] = "shadowed", [BWSH_VERDICT_COALESCED] = "coalesced",
-  };
-  return (size_t) v < BWSH_N_ELEMENTS (names) ? names[v] : "?";
-}
-
-const char *
-bwsh_origin_to_string (BwshOrigin o)
-{
-  switch (o)
-    {
-    case BWSH_ORIGIN_DEFAULT:
-      return "default";
-    case BWSH_ORIGIN_USER:
-      return "user";
-    case BWSH_ORIGIN_POLICY:
-      return "policy";
-    default:
-      return "?";
-    }
-}
-
-const char *
-bwsh_record_mode_to_string (BwshRecordMode m)
-{
-  switch (m)
-    {
-    case BWSH_RECORD_OFF:
-      return "off";
-    case BWSH_RECORD_TTY:
-      return "tty";
-    case BWSH_RECORD_REQUIRED:
-      return "required";
-    default:
-      return "?";
-    }
-}
-
-const char *
-bwsh_net_engine_to_string (BwshNetEngine e)
-{
-  return e == BWSH_NET_ENGINE_PASTA ? "pasta" : "slirp4netns";
-}
-
-const char *
-bwsh_net_mode_to_string (BwshNetMode m)
-{
-  switch (m)
-    {
-    case BWSH_NET_SHARED:
-      return "shared";
-    case BWSH_NET_NONE:
-      return "none";
-    case BWSH_NET_PRIVATE:
-      return "private";
-    default:
-      return "?";
-    }
 }
 
 /* A byte a terminal may act on: C0 controls, DEL, and every byte >= 0x80

@@ -28,8 +28,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "bwshcore.h"
 #include "cleanup.h"
+#include "errors.h"
+#include "seccomp_filter.h"
 
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C

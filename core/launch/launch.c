@@ -29,12 +29,6 @@ bwsh_bwrap_path (void)
   return BWSH_BWRAP_PATH;
 }
 
-const char *
-bwsh_policy_path (void)
-{
-  return BWSH_POLICY_PATH;
-}
-
 /* FD_CLOEXEC is the only descriptor flag: no F_GETFD first, one syscall
  * less for each fd of the plan (issue 27). */
 static int

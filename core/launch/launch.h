@@ -22,7 +22,6 @@ int bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap
 
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_bwrap_path (void);
-const char *bwsh_policy_path (void);
 
 /* The same filter, compiled at build time by seccomp_gen and embedded: what
  * a session uses.  Same fd contract as bwsh_seccomp_build_fd() (seccomp.h). */

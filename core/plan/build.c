@@ -8,8 +8,9 @@
  * the resolved path against the same rules and opens it O_PATH|O_NOFOLLOW:
  * bwrap gets the fd, never a path that could be swapped after the check.
  *
- * This file: the plan's life (build, free) and the steps every part uses
- * to add a mount and give it a verdict.
+ * This file: the plan's life (build, free), the order of the steps; the
+ * steps are the other files of core/plan/, and what each of them uses to add
+ * a mount and give it a verdict is ops.c, below them all.
  */
 #include "config.h"
 
@@ -20,34 +21,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
 #include "identity.h"
+#include "ops.h"
 #include "plan.h"
 #include "plan_internal.h"
 #include "policy.h"
 #include "rules.h"
 #include "userconf.h"
-
-void
-strv_free (char **v, size_t n)
-{
-  for (size_t i = 0; i < n; i++)
-    free (v[i]);
-  free (v);
-}
-
-static void
-mount_clear (BwshMount *m)
-{
-  free (m->src);
-  free (m->dest);
-  free (m->reason);
-  free (m->from.file);
-  if (m->fd >= 0)
-    close (m->fd);
-}
 
 BwshPlan *
 bwsh_plan_free (BwshPlan *p)
@@ -55,7 +37,7 @@ bwsh_plan_free (BwshPlan *p)
   if (p == NULL)
     return NULL;
   for (size_t i = 0; i < p->n_mounts; i++)
-    mount_clear (&p->mounts[i]);
+    plan_mount_clear (&p->mounts[i]);
   free (p->mounts);
   for (size_t i = 0; i < p->n_env; i++)
     free (p->env[i]);
@@ -66,10 +48,10 @@ bwsh_plan_free (BwshPlan *p)
   free (p->home);
   free (p->project_dir);
   bwsh_landlock_request_clear (&p->landlock);
-  strv_free (p->rw_ceilings, p->n_rw_ceilings);
-  strv_free (p->ro_ceilings, p->n_ro_ceilings);
-  strv_free (p->protected_paths, p->n_protected);
-  strv_free (p->policy_dirs, p->n_policy_dirs);
+  plan_strv_free (p->rw_ceilings, p->n_rw_ceilings);
+  plan_strv_free (p->ro_ceilings, p->n_ro_ceilings);
+  plan_strv_free (p->protected_paths, p->n_protected);
+  plan_strv_free (p->policy_dirs, p->n_policy_dirs);
   free (p->shell_file);
   bwsh_diag_clear (&p->diag);
   free (p);
@@ -80,96 +62,6 @@ static void
 plan_freep (BwshPlan **p)
 {
   bwsh_plan_free (*p);
-}
-
-int
-set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
-{
-  va_list ap;
-  char *s = NULL;
-  int r;
-
-  va_start (ap, fmt);
-  r = vasprintf (&s, fmt, ap);
-  va_end (ap);
-  if (r < 0)
-    return -ENOMEM;
-  free (m->reason);
-  m->reason = s;
-  m->verdict = v;
-  return 0;
-}
-
-/* "FILE:LINE:COL: " for a diagnostic about @from, or "" for defaults. */
-char *
-format_from (const BwshSource *from)
-{
-  return bwsh_source_prefix (from->file, from->line, from->column);
-}
-
-/* Mark @m refused (or skipped) and add the one-line warning. */
-int
-refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
-{
-  _cleanup_free_ char *reason = NULL, *esc = NULL, *where = NULL;
-  va_list ap;
-  int r;
-
-  va_start (ap, fmt);
-  r = vasprintf (&reason, fmt, ap);
-  va_end (ap);
-  if (r < 0)
-    return -ENOMEM;
-  where = format_from (&m->from);
-  esc = bwsh_escape (what, strlen (what));
-  if (where == NULL || esc == NULL)
-    return -ENOMEM;
-  r = bwsh_diag_add (&p->diag, "%s%s: %s", where, esc, reason);
-  if (r < 0)
-    return r;
-  if (v == BWSH_VERDICT_REFUSED)
-    p->n_refused++;
-  free (m->reason);
-  m->reason = steal_pointer (&reason);
-  m->verdict = v;
-  return 0;
-}
-
-/* Append a mount.  @src may be NULL.  Returns the index or -errno. */
-ssize_t
-add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from)
-{
-  BwshPlan *p = c->p;
-  BwshMount *m;
-  int r;
-
-  if (p->n_mounts == p->cap_mounts)
-    {
-      size_t cap = p->cap_mounts == 0 ? 32 : p->cap_mounts * 2;
-      BwshMount *n = realloc (p->mounts, cap * sizeof *n);
-      if (n == NULL)
-        return -ENOMEM;
-      p->mounts = n;
-      p->cap_mounts = cap;
-    }
-  m = &p->mounts[p->n_mounts];
-  *m = (BwshMount) { .kind = kind, .fd = -1, .verdict = BWSH_VERDICT_ACCEPTED };
-  if (from != NULL)
-    m->from = *from;
-  m->from.file = NULL;
-  if ((src != NULL && (m->src = strdup (src)) == NULL) || (m->dest = strdup (dest)) == NULL
-      || (from != NULL && from->file != NULL && (m->from.file = strdup (from->file)) == NULL))
-    {
-      mount_clear (m);
-      return -ENOMEM;
-    }
-  r = dest_table_add (&c->dests, p->mounts, p->n_mounts);
-  if (r < 0)
-    {
-      mount_clear (m);
-      return r;
-    }
-  return (ssize_t) p->n_mounts++;
 }
 
 /* ------------------------------------------------------------------ build */
@@ -216,18 +108,18 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
       || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
     return -ENOMEM;
 
-  if ((r = ctx_rules (&c, id->home, err)) < 0
-      || (r = expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)
+  if ((r = plan_ctx_rules (&c, id->home, err)) < 0
+      || (r = plan_expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)
     goto out;
 
-  r = choose_project_dir (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL, &project, err);
+  r = plan_choose_project_dir (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL, &project, err);
   if (r < 0)
     goto out;
   /* The built-in part of the allow-list: the policy's lists only widen it. */
-  r = rules_add_builtin_ceilings (&c.rules, project, id->home);
+  r = plan_rules_add_builtin_ceilings (&c.rules, project, id->home);
   if (r < 0)
     goto out;
-  r = choose_state_dir (&c, project, &state_dir, err);
+  r = plan_choose_state_dir (&c, project, &state_dir, err);
   if (r < 0)
     goto out;
   p->start_dir = pol->start_dir == BWSH_START_PROJECT ? "project" : "home";
@@ -238,28 +130,28 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
       goto out;
     }
 
-  r = add_defaults (&c, project, state_dir);
+  r = plan_add_defaults (&c, project, state_dir);
   if (r < 0)
     goto out;
 
-  r = merge (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL);
+  r = plan_merge (&c, bwsh_policy_reads_overlay (pol) ? uc : NULL);
   if (r < 0)
     goto out;
 
-  r = add_overlay_dir (&c);
+  r = plan_add_overlay_dir (&c);
   if (r < 0)
     goto out;
-  r = add_protected (&c);
+  r = plan_add_protected (&c);
   if (r < 0)
     goto out;
-  r = sort_by_depth (p);
+  r = plan_sort_by_depth (p);
   if (r < 0)
     goto out;
-  r = build_env (id, pol, envp, p, err);
+  r = plan_build_env (id, pol, envp, p, err);
   if (r < 0)
     goto out;
 
-  rules_to_plan (&c.rules, p);
+  plan_rules_to_plan (&c.rules, p);
   if (pol->shell_from.file != NULL && (p->shell_file = strdup (pol->shell_from.file)) == NULL)
     {
       r = -ENOMEM;
@@ -270,7 +162,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   *ret = steal_pointer (&p);
   r = 0;
 out:
-  ctx_clear (&c);
+  plan_ctx_clear (&c);
   if (r == -ENOMEM)
     bwsh_error_set (err, r, NULL, 0, 0, "out of memory");
   return r;

@@ -13,10 +13,11 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
-#include "launch.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
+#include "policy.h"
 #include "rules.h"
 
 /* Destinations the user can never disable or mount over: without them the
@@ -30,23 +31,23 @@ static const char *const critical_dests[] = { "/", "/dev", "/proc", "/usr", "/et
 static const char *const always_locked[] = { "/tmp", "/var/tmp" };
 
 void
-ctx_clear (Ctx *c)
+plan_ctx_clear (Ctx *c)
 {
-  dest_table_clear (&c->dests);
-  strv_free (c->rules.rw_ceilings, c->rules.n_rw);
-  strv_free (c->rules.ro_ceilings, c->rules.n_ro);
-  strv_free (c->rules.protected_paths, c->rules.n_protected);
-  strv_free (c->rules.policy_dirs, c->rules.n_policy_dirs);
+  plan_dest_table_clear (&c->dests);
+  plan_strv_free (c->rules.rw_ceilings, c->rules.n_rw);
+  plan_strv_free (c->rules.ro_ceilings, c->rules.n_ro);
+  plan_strv_free (c->rules.protected_paths, c->rules.n_protected);
+  plan_strv_free (c->rules.policy_dirs, c->rules.n_policy_dirs);
   c->rules = (Rules) { 0 };
   free (c->protected_is_dir);
   free (c->protected_state_owned);
   free (c->overlay_dir);
-  strv_free (c->locked, c->n_locked);
-  strv_free (c->home_names, c->n_home_names);
+  plan_strv_free (c->locked, c->n_locked);
+  plan_strv_free (c->home_names, c->n_home_names);
 }
 
 int
-expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err)
+plan_expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err)
 {
   char **v = calloc (l->n + 1, sizeof (char *));
 
@@ -57,7 +58,7 @@ expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n
       int r = bwsh_path_expand (l->items[i].src, home, &v[i]);
       if (r < 0)
         {
-          strv_free (v, i);
+          plan_strv_free (v, i);
           return bwsh_error_set (err, r, l->items[i].from.file, l->items[i].from.line, 0,
                                  "invalid path template \"%s\"", l->items[i].src);
         }
@@ -138,12 +139,12 @@ collect_policy_dirs (Ctx *c)
 
 /* A rule context: expanded ceilings, protected paths and policy dirs. */
 int
-ctx_rules (Ctx *c, const char *home, BwshError *err)
+plan_ctx_rules (Ctx *c, const char *home, BwshError *err)
 {
   int r;
 
-  if ((r = expand_list (&c->pol->rw_ceilings, home, &c->rules.rw_ceilings, &c->rules.n_rw, err)) < 0
-      || (r = expand_list (&c->pol->ro_ceilings, home, &c->rules.ro_ceilings, &c->rules.n_ro, err)) < 0
+  if ((r = plan_expand_list (&c->pol->rw_ceilings, home, &c->rules.rw_ceilings, &c->rules.n_rw, err)) < 0
+      || (r = plan_expand_list (&c->pol->ro_ceilings, home, &c->rules.ro_ceilings, &c->rules.n_ro, err)) < 0
       || (r = expand_protected (c, home, err)) < 0 || (r = collect_policy_dirs (c)) < 0)
     return r;
   return 0;
@@ -152,7 +153,7 @@ ctx_rules (Ctx *c, const char *home, BwshError *err)
 /* Resolution re-checks resolved sources against the same rules: they
  * travel with the plan, expanded for this user.  @rules is left empty. */
 void
-rules_to_plan (Rules *rules, BwshPlan *p)
+plan_rules_to_plan (Rules *rules, BwshPlan *p)
 {
   p->rw_ceilings = steal_pointer (&rules->rw_ceilings);
   p->n_rw_ceilings = rules->n_rw;
@@ -167,7 +168,7 @@ rules_to_plan (Rules *rules, BwshPlan *p)
 
 /* The plan's rules, borrowed: valid as long as the plan. */
 Rules
-rules_of_plan (const BwshPlan *p)
+plan_rules_of_plan (const BwshPlan *p)
 {
   return (Rules) {
     .rw_ceilings = p->rw_ceilings, .n_rw = p->n_rw_ceilings,
@@ -179,7 +180,7 @@ rules_of_plan (const BwshPlan *p)
 
 /* True when @s is one of the @n strings of @v. */
 bool
-str_in (const char *s, const char *const *v, size_t n)
+plan_str_in (const char *s, const char *const *v, size_t n)
 {
   for (size_t i = 0; i < n; i++)
     if (strcmp (s, v[i]) == 0)
@@ -188,15 +189,15 @@ str_in (const char *s, const char *const *v, size_t n)
 }
 
 bool
-is_critical (const char *dest)
+plan_is_critical (const char *dest)
 {
-  return str_in (dest, critical_dests, BWSH_N_ELEMENTS (critical_dests));
+  return plan_str_in (dest, critical_dests, BWSH_N_ELEMENTS (critical_dests));
 }
 
 bool
-is_locked (const Ctx *c, const char *dest)
+plan_is_locked (const Ctx *c, const char *dest)
 {
-  if (is_critical (dest))
+  if (plan_is_critical (dest))
     return true;
   for (size_t i = 0; i < BWSH_N_ELEMENTS (always_locked); i++)
     if (strcmp (dest, always_locked[i]) == 0)
@@ -212,7 +213,7 @@ is_locked (const Ctx *c, const char *dest)
  * allow-list: the project directory, and what the policy's rw_ceilings adds
  * (issue 24). */
 const char *
-check_path_rules (const Rules *rules, const char *path, bool rw)
+plan_check_path_rules (const Rules *rules, const char *path, bool rw)
 {
   if (bwsh_path_is_forbidden (path))
     return "/, /proc, /dev, /sys and paths under them cannot be bound";
@@ -234,7 +235,7 @@ check_path_rules (const Rules *rules, const char *path, bool rw)
  * a directory anywhere that holds a socket gives its service away, because
  * a read-only bind never stops connect() (issue 24). */
 const char *
-check_ro_ceilings (const Rules *rules, const char *path)
+plan_check_ro_ceilings (const Rules *rules, const char *path)
 {
   if (bwsh_path_under_any (path, rules->ro_ceilings, rules->n_ro))
     return NULL;
@@ -245,7 +246,7 @@ check_ro_ceilings (const Rules *rules, const char *path)
 /* The built-in part of the allow-list, after the policy's lists: the
  * project directory (read-write) and the user's home (read-only). */
 int
-rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home)
+plan_rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home)
 {
   struct
   {

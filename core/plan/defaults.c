@@ -13,14 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bind_list.h"
 #include "cleanup.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
 #include "policy.h"
-
-const BwshSource default_source = { .origin = BWSH_ORIGIN_DEFAULT };
 
 /* ------------------------------------------------------------ the default */
 
@@ -45,10 +43,10 @@ add_host_layout (Ctx *c)
           if (n <= 0)
             continue;
           target[n] = '\0';
-          idx = add_mount (c, BWSH_MOUNT_SYMLINK, target, dirs[i], &default_source);
+          idx = plan_add_mount (c, BWSH_MOUNT_SYMLINK, target, dirs[i], &plan_default_source);
         }
       else if (S_ISDIR (st.st_mode))
-        idx = add_mount (c, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &default_source);
+        idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &plan_default_source);
       else
         continue;
       if (idx < 0)
@@ -66,14 +64,14 @@ add_run (Ctx *c)
 
   if (c->pol->run_mode == BWSH_RUN_HOST)
     {
-      idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/run", "/run", &default_source);
+      idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/run", "/run", &plan_default_source);
       if (idx < 0)
         return (int) idx;
-      return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+      return plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
                          "policy run = \"host\": host sockets under /run stay connectable");
     }
 
-  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &default_source);
+  idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &plan_default_source);
   if (idx < 0)
     return (int) idx;
   /* Runtime data is small; an unsized tmpfs could take half the RAM. */
@@ -103,7 +101,7 @@ add_run (Ctx *c)
   *strrchr (dir, '/') = '\0';
   if (strcmp (dir, "/run") == 0)
     return 0;
-  idx = add_mount (c, BWSH_MOUNT_RO_BIND, dir, dir, &default_source);
+  idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, dir, dir, &plan_default_source);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].optional = true;
@@ -111,31 +109,31 @@ add_run (Ctx *c)
 }
 
 int
-add_defaults (Ctx *c, const char *project, const char *state_dir)
+plan_add_defaults (Ctx *c, const char *project, const char *state_dir)
 {
   const BwshPolicy *pol = c->pol;
   ssize_t idx;
   int r;
 
-  idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/", &default_source);
+  idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/", &plan_default_source);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->root_tmpfs_size;
-  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &default_source)) < 0)
+  if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/usr", "/usr", &plan_default_source)) < 0)
     return (int) idx;
   r = add_host_layout (c);
   if (r < 0)
     return r;
-  if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &default_source)) < 0)
+  if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/etc", "/etc", &plan_default_source)) < 0)
     return (int) idx;
   r = add_run (c);
   if (r < 0)
     return r;
   if (pol->dev_mode == BWSH_DEV_HOST)
     {
-      if ((idx = add_mount (c, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_DEV_BIND, "/dev", "/dev", &plan_default_source)) < 0)
         return (int) idx;
-      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "policy dev = \"host\": every host device node");
+      r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "policy dev = \"host\": every host device node");
       if (r < 0)
         return r;
     }
@@ -144,22 +142,22 @@ add_defaults (Ctx *c, const char *project, const char *state_dir)
       /* bwrap's --dev is a tmpfs of the kernel's default size (half the
        * RAM), and so would /dev/shm in it be: give shared memory a sized
        * tmpfs of its own, and make the rest of /dev read-only. */
-      if ((idx = add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_DEV, NULL, "/dev", &plan_default_source)) < 0)
         return (int) idx;
-      if ((idx = add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, "/dev", &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, "/dev", &plan_default_source)) < 0)
         return (int) idx;
-      if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/dev/shm", &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/dev/shm", &plan_default_source)) < 0)
         return (int) idx;
       c->p->mounts[idx].size = pol->tmp_tmpfs_size;
     }
-  if ((idx = add_mount (c, BWSH_MOUNT_PROC, NULL, "/proc", &default_source)) < 0)
+  if ((idx = plan_add_mount (c, BWSH_MOUNT_PROC, NULL, "/proc", &plan_default_source)) < 0)
     return (int) idx;
-  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &default_source)) < 0)
+  if ((idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/tmp", &plan_default_source)) < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->tmp_tmpfs_size;
   /* /var is the root tmpfs's; only /var/tmp, the one place programs write. */
-  if ((idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/var/tmp", &default_source)) < 0)
+  if ((idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/var/tmp", &plan_default_source)) < 0)
     return (int) idx;
   c->p->mounts[idx].size = pol->tmp_tmpfs_size;
-  return add_home (c, project, state_dir);
+  return plan_add_home (c, project, state_dir);
 }

@@ -17,6 +17,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -45,14 +46,14 @@ state_fallback (BwshPlan *p, BwshMount *m, const char *why)
   m->kind = BWSH_MOUNT_TMPFS;
   m->size = p->tmp_tmpfs_size;
   p->state = "tmpfs";
-  return set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
+  return plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
 }
 
 /* The persistent state directory, resolved and checked again: it must be
  * the user's own directory, writable by nobody else, and still not a place
  * that programs outside the sandbox read once symlinks are followed. */
 int
-resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
+plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
 {
   _cleanup_free_ char *resolved = NULL;
   const char *why = NULL;
@@ -74,13 +75,13 @@ resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mo
       if (would_create)
         {
           _cleanup_free_ char *planned = NULL;
-          if (dry_run_created (p, m->src, &planned, &e) >= 0 && planned != NULL)
+          if (plan_dry_run_created (p, m->src, &planned, &e) >= 0 && planned != NULL)
             {
               free (m->src);
               m->src = steal_pointer (&planned);
             }
           *ret_unopened = true;
-          return set_reason (m, BWSH_VERDICT_ACCEPTED,
+          return plan_set_reason (m, BWSH_VERDICT_ACCEPTED,
                              "state = \"persistent\": does not exist yet, a session creates it (0700)");
         }
     }
@@ -115,7 +116,7 @@ resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mo
  * mount point there (bwrap creates it); one of another kind, or any
  * symlink, would make bwrap fail: the state's entry shows instead. */
 int
-check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
+plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
 {
   const char *name = strrchr (m->dest, '/') + 1;
   struct stat st, real;
@@ -133,16 +134,16 @@ check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
       char target[PATH_MAX];
       ssize_t n = readlinkat (state_fd, name, target, sizeof target - 1);
       if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
-        return set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
+        return plan_set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
     }
-  return refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
+  return plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
                  "the persistent state has an entry of another kind with this name, which shows instead");
 }
 
 /* Dry run: where @path, which bwsh would create under $HOME, would be.
  * NULL in *ret when it exists (resolve it as usual). */
 int
-dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err)
+plan_dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err)
 {
   _cleanup_free_ char *home = NULL;
   bool would_create = false;
@@ -186,7 +187,7 @@ last_at (const BwshPlan *p, const DestTable *all, const char *path, size_t n, si
   size_t pos = SIZE_MAX, j;
   ssize_t at = -1;
 
-  while ((j = dest_table_next (all, p->mounts, path, n, &pos)) != NO_PARENT)
+  while ((j = plan_dest_table_next (all, p->mounts, path, n, &pos)) != NO_PARENT)
     if (mounted_before (p, j, before) && (ssize_t) j > at)
       at = (ssize_t) j;
   return at;
@@ -228,7 +229,7 @@ symlink_at (const BwshPlan *p, const DestTable *all, const char *path, size_t be
 {
   size_t pos = SIZE_MAX, j;
 
-  while ((j = dest_table_next (all, p->mounts, path, strlen (path), &pos)) != NO_PARENT)
+  while ((j = plan_dest_table_next (all, p->mounts, path, strlen (path), &pos)) != NO_PARENT)
     if (j < before && p->mounts[j].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[j].kind == BWSH_MOUNT_SYMLINK)
       return true;
   return false;
@@ -240,7 +241,7 @@ mounts_dir (const BwshMount *m)
 {
   struct stat st;
 
-  if (!is_bind (m->kind))
+  if (!plan_is_bind (m->kind))
     return true;
   return m->fd < 0 || fstat (m->fd, &st) < 0 || S_ISDIR (st.st_mode);
 }
@@ -341,7 +342,7 @@ walk_destination (BwshPlan *p, const DestTable *all, size_t i, BwshResolveMode m
       if (k < 0)
         continue;
       q = &p->mounts[k];
-      if (!is_bind (q->kind))
+      if (!plan_is_bind (q->kind))
         continue; /* a tmpfs (or /dev, /proc) of the sandbox's own: bwrap makes it there */
       if (q->fd < 0)
         {
@@ -484,7 +485,7 @@ walk_all (BwshPlan *p, const DestTable *all, BwshResolveMode mode)
               if (k >= 0 && p->mounts[k].from.origin != BWSH_ORIGIN_DEFAULT)
                 {
                   BwshMount *q = &p->mounts[k];
-                  r = refuse (p, q, q->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
+                  r = plan_refuse (p, q, q->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
                                                                                      : BWSH_VERDICT_SKIPPED,
                               q->dest, "holds the protected path %s, which cannot be kept read-only: %s",
                               m->dest, reason);
@@ -496,7 +497,7 @@ walk_all (BwshPlan *p, const DestTable *all, BwshResolveMode mode)
                   again = true;
                 }
             }
-          r = refuse (p, m, m->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
+          r = plan_refuse (p, m, m->from.origin == BWSH_ORIGIN_USER && p->strict ? BWSH_VERDICT_REFUSED
                                                                              : BWSH_VERDICT_SKIPPED,
                       m->dest, "%s", reason);
           if (r < 0)
@@ -510,15 +511,15 @@ walk_all (BwshPlan *p, const DestTable *all, BwshResolveMode mode)
 }
 
 int
-prepare_destinations (BwshPlan *p, BwshResolveMode mode)
+plan_prepare_destinations (BwshPlan *p, BwshResolveMode mode)
 {
   DestTable all = { 0 };
   int r = 0;
 
   for (size_t i = 0; i < p->n_mounts && r >= 0; i++)
-    r = dest_table_add (&all, p->mounts, i);
+    r = plan_dest_table_add (&all, p->mounts, i);
   if (r >= 0)
     r = walk_all (p, &all, mode);
-  dest_table_clear (&all);
+  plan_dest_table_clear (&all);
   return r;
 }

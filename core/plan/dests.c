@@ -2,10 +2,10 @@
 /*
  * The plan's one destination table: destination -> mount indices, in one
  * open-addressing table (linear probing).  The build keeps every mount of
- * a destination (dest_table_add(), FOREACH_DEST), so that merging N
- * entries costs O(N); coalesce() keeps the last accepted mount of each
- * destination (dest_table_set()) and asks for the deepest one covering a
- * path (dest_table_cover()).  The plan's mounts may move (realloc, sort):
+ * a destination (plan_dest_table_add(), FOREACH_DEST), so that merging N
+ * entries costs O(N); plan_coalesce() keeps the last accepted mount of each
+ * destination (plan_dest_table_set()) and asks for the deepest one covering a
+ * path (plan_dest_table_cover()).  The plan's mounts may move (realloc, sort):
  * every call names the array the indices point into.
  */
 #include "config.h"
@@ -36,7 +36,7 @@ hash_path_n (const char *s, size_t n)
 }
 
 size_t
-hash_path (const char *s)
+plan_hash_path (const char *s)
 {
   return hash_path_n (s, strlen (s));
 }
@@ -58,7 +58,7 @@ dest_table_grow (DestTable *d, const BwshMount *mounts)
   for (size_t i = 0; i < d->cap; i++)
     if (d->slots[i] != 0)
       {
-        size_t k = hash_path (mounts[d->slots[i] - 1].dest) & (cap - 1);
+        size_t k = plan_hash_path (mounts[d->slots[i] - 1].dest) & (cap - 1);
         while (slots[k] != 0)
           k = (k + 1) & (cap - 1);
         slots[k] = d->slots[i];
@@ -70,13 +70,13 @@ dest_table_grow (DestTable *d, const BwshMount *mounts)
 }
 
 int
-dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx)
+plan_dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx)
 {
   int r = dest_table_grow (d, mounts);
 
   if (r < 0)
     return r;
-  size_t k = hash_path (mounts[idx].dest) & (d->cap - 1);
+  size_t k = plan_hash_path (mounts[idx].dest) & (d->cap - 1);
   while (d->slots[k] != 0)
     k = (k + 1) & (d->cap - 1);
   d->slots[k] = idx + 1;
@@ -88,7 +88,7 @@ dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx)
 static int
 dest_table_remove (DestTable *d, const BwshMount *mounts, size_t idx)
 {
-  size_t k = hash_path (mounts[idx].dest) & (d->cap - 1);
+  size_t k = plan_hash_path (mounts[idx].dest) & (d->cap - 1);
 
   while (d->slots[k] != idx + 1)
     k = (k + 1) & (d->cap - 1);
@@ -100,7 +100,7 @@ dest_table_remove (DestTable *d, const BwshMount *mounts, size_t idx)
       size_t v = d->slots[j];
       d->slots[j] = 0;
       d->n--;
-      if (dest_table_add (d, mounts, v - 1) < 0)
+      if (plan_dest_table_add (d, mounts, v - 1) < 0)
         return -ENOMEM;
     }
   return 0;
@@ -127,7 +127,7 @@ dest_table_slot (const DestTable *d, const BwshMount *mounts, const char *dest, 
 }
 
 int
-dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx)
+plan_dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx)
 {
   int r = dest_table_grow (d, mounts);
   size_t *slot;
@@ -143,7 +143,7 @@ dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx)
 /* The deepest mount whose destination is @dest or a parent of it: at most
  * one probe per path element, whatever the size of the plan. */
 size_t
-dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest)
+plan_dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest)
 {
   size_t n = strlen (dest);
 
@@ -164,7 +164,7 @@ dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest)
 }
 
 size_t
-dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos)
+plan_dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos)
 {
   size_t k;
 
@@ -187,7 +187,7 @@ dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, 
 }
 
 void
-dest_table_clear (DestTable *d)
+plan_dest_table_clear (DestTable *d)
 {
   free (d->slots);
   *d = (DestTable) { 0 };
@@ -195,7 +195,7 @@ dest_table_clear (DestTable *d)
 
 /* A bind's destination is only known after normalising what the user wrote. */
 int
-set_dest (Ctx *c, size_t idx, char *dest)
+plan_set_dest (Ctx *c, size_t idx, char *dest)
 {
   int r = dest_table_remove (&c->dests, c->p->mounts, idx);
 
@@ -203,5 +203,5 @@ set_dest (Ctx *c, size_t idx, char *dest)
     return r;
   free (c->p->mounts[idx].dest);
   c->p->mounts[idx].dest = dest;
-  return dest_table_add (&c->dests, c->p->mounts, idx);
+  return plan_dest_table_add (&c->dests, c->p->mounts, idx);
 }

@@ -69,7 +69,7 @@ bwsh_env_is_session_variable (const char *entry)
 }
 
 int
-build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err)
+plan_build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err)
 {
   int r;
 

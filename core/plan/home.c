@@ -18,6 +18,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -34,7 +35,7 @@ static const char *const state_names[] = {
 };
 
 int
-choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err)
+plan_choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err)
 {
   _cleanup_free_ char *def = NULL, *mine = NULL;
   int r;
@@ -46,7 +47,7 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
 
   if (uc != NULL && uc->project_dir != NULL)
     {
-      _cleanup_free_ char *where = format_from (&uc->project_dir_from);
+      _cleanup_free_ char *where = plan_format_from (&uc->project_dir_from);
       const char *why = NULL;
 
       if (where == NULL)
@@ -57,7 +58,7 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
         why = "not a valid absolute path (no \"..\", no control characters)";
       else if (!bwsh_path_has_prefix (mine, c->id->home) || strcmp (mine, c->id->home) == 0)
         why = "the project directory must lie under $HOME";
-      else if ((why = check_path_rules (&c->rules, mine, false)) != NULL)
+      else if ((why = plan_check_path_rules (&c->rules, mine, false)) != NULL)
         ;
       else if (bwsh_path_under_any (mine, c->rules.protected_paths, c->rules.n_protected))
         why = "is a protected path and never writable inside the sandbox";
@@ -87,7 +88,7 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
 /* The policy's state_dir with "%u" replaced by the user name, expanded and
  * checked; NULL in *ret unless the state is persistent. */
 int
-choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err)
+plan_choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err)
 {
   const BwshPolicy *pol = c->pol;
   _cleanup_free_ char *tmpl = NULL, *dir = NULL;
@@ -133,7 +134,7 @@ is_state_name (const Ctx *c, const char *path)
   for (size_t i = 0; i < c->rules.n_protected; i++)
     if (strcmp (path, c->rules.protected_paths[i]) == 0 && !c->protected_state_owned[i])
       return false;
-  return str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
+  return plan_str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
 }
 
 static int
@@ -143,7 +144,7 @@ cmp_str (const void *a, const void *b)
 }
 
 bool
-home_lacks (const Ctx *c, const char *path)
+plan_home_lacks (const Ctx *c, const char *path)
 {
   const char *home = c->id->home, *rest;
   char first[NAME_MAX + 1];
@@ -219,7 +220,7 @@ list_home (const char *home, size_t max, char ***ret, size_t *ret_n)
   return complete ? 1 : 0;
 oom:
   closedir (d);
-  strv_free (v, n);
+  plan_strv_free (v, n);
   return -ENOMEM;
 }
 
@@ -249,7 +250,7 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
       if (len <= 0)
         return 0;
       target[len] = '\0';
-      idx = add_mount (c, BWSH_MOUNT_SYMLINK, target, dest, &default_source);
+      idx = plan_add_mount (c, BWSH_MOUNT_SYMLINK, target, dest, &plan_default_source);
       if (idx < 0)
         return (int) idx;
       c->p->mounts[idx].home_entry = true;
@@ -257,7 +258,7 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
     }
   if (!S_ISDIR (st.st_mode) && !S_ISREG (st.st_mode))
     return 0;
-  idx = add_mount (c, BWSH_MOUNT_RO_BIND, dest, dest, &default_source);
+  idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, dest, dest, &plan_default_source);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].home_entry = true;
@@ -301,7 +302,7 @@ overlay_dir_refusal (const Ctx *c, const char *dir)
  * overlayfs in user namespaces and bwrap >= 0.9 could do this with
  * --overlay, but Debian 12's bwrap 0.8 cannot. */
 int
-add_home (Ctx *c, const char *project, const char *state_dir)
+plan_add_home (Ctx *c, const char *project, const char *state_dir)
 {
   const BwshPolicy *pol = c->pol;
   const char *home = c->id->home;
@@ -334,32 +335,32 @@ add_home (Ctx *c, const char *project, const char *state_dir)
     }
   if (strcmp (c->p->state, "none") == 0)
     {
-      if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, home, home, &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, home, home, &plan_default_source)) < 0)
         r = (int) idx;
       goto project;
     }
 
   if (state_dir != NULL)
     {
-      idx = add_mount (c, BWSH_MOUNT_BIND, state_dir, home, &default_source);
+      idx = plan_add_mount (c, BWSH_MOUNT_BIND, state_dir, home, &plan_default_source);
       if (idx < 0)
         {
           r = (int) idx;
           goto out;
         }
       c->p->mounts[idx].create_dir = bwsh_path_has_prefix (state_dir, home);
-      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"persistent\": the session's own state");
+      r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"persistent\": the session's own state");
     }
   else
     {
-      idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, home, &default_source);
+      idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, home, &plan_default_source);
       if (idx < 0)
         {
           r = (int) idx;
           goto out;
         }
       c->p->mounts[idx].size = pol->tmp_tmpfs_size;
-      r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"tmpfs\": the session's own state, gone at logout");
+      r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"tmpfs\": the session's own state, gone at logout");
     }
   if (r < 0)
     goto out;
@@ -380,7 +381,7 @@ add_home (Ctx *c, const char *project, const char *state_dir)
   /* A protected path below a name the state provides is still the real
    * one, read-only, when it exists.  The overlay's directory only in
    * readonly mode (or when editable mode cannot make it writable):
-   * add_overlay_dir() binds it read-write in editable mode, and off mode
+   * plan_add_overlay_dir() binds it read-write in editable mode, and off mode
    * does not show it.  That choice never depends on whether the directory
    * exists yet, which the first login changes: pam_bwsh's plan and bwsh's
    * must be the same. */
@@ -415,24 +416,24 @@ add_home (Ctx *c, const char *project, const char *state_dir)
       *slash = '\0';
       if (!is_state_name (c, top) || lstat (q, &st) < 0)
         continue;
-      if ((idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &default_source)) < 0)
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &plan_default_source)) < 0)
         r = (int) idx;
       else
         {
           c->p->mounts[idx].optional = true;
-          r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path, from the real home");
+          r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path, from the real home");
         }
     }
   if (r < 0)
     goto out;
 
 project:
-  if (r >= 0 && (idx = add_mount (c, BWSH_MOUNT_BIND, project, project, &default_source)) < 0)
+  if (r >= 0 && (idx = plan_add_mount (c, BWSH_MOUNT_BIND, project, project, &plan_default_source)) < 0)
     r = (int) idx;
   else if (r >= 0)
     c->p->mounts[idx].create_dir = true; /* a first login creates it (as the user, before resolution) */
 out:
-  /* Kept for add_protected(), which need not look for a protected path
+  /* Kept for plan_add_protected(), which need not look for a protected path
    * whose first element the home does not hold. */
   c->home_names = names;
   c->n_home_names = n_names;
@@ -446,7 +447,7 @@ out:
  * warning, where that directory would open more than the overlay: outside
  * $HOME, or inside or around another protected path. */
 int
-add_overlay_dir (Ctx *c)
+plan_add_overlay_dir (Ctx *c)
 {
   _cleanup_free_ char *dir = NULL;
   const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
@@ -473,12 +474,12 @@ add_overlay_dir (Ctx *c)
       if (c->p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
         return 0; /* the policy binds it already */
     }
-  idx = add_mount (c, BWSH_MOUNT_BIND, dir, dir, &from);
+  idx = plan_add_mount (c, BWSH_MOUNT_BIND, dir, dir, &from);
   if (idx < 0)
     return (int) idx;
   c->p->mounts[idx].create_dir = true;
   c->p->mounts[idx].exact_source = true;
   c->overlay_dir = steal_pointer (&dir);
-  return set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+  return plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
                      "user_config_mode = \"editable\": the overlay, writable; read at the next login");
 }

@@ -17,12 +17,13 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
 
 bool
-is_bind (BwshMountKind k)
+plan_is_bind (BwshMountKind k)
 {
   return k == BWSH_MOUNT_RO_BIND || k == BWSH_MOUNT_BIND || k == BWSH_MOUNT_DEV_BIND;
 }
@@ -46,7 +47,7 @@ shows_same (const BwshMount *q, const BwshMount *m)
  * last one entered for the nearest of its parents.  @ret_parent[i] is the
  * bind that now shows mount i, or NO_PARENT. */
 int
-coalesce (BwshPlan *p, size_t *ret_parent)
+plan_coalesce (BwshPlan *p, size_t *ret_parent)
 {
   DestTable map = { 0 };
   int r = 0;
@@ -58,27 +59,27 @@ coalesce (BwshPlan *p, size_t *ret_parent)
       ret_parent[i] = NO_PARENT;
       if (m->verdict != BWSH_VERDICT_ACCEPTED)
         continue;
-      if (is_bind (m->kind) && m->from.origin != BWSH_ORIGIN_POLICY)
+      if (plan_is_bind (m->kind) && m->from.origin != BWSH_ORIGIN_POLICY)
         {
-          size_t q = dest_table_cover (&map, p->mounts, m->dest);
+          size_t q = plan_dest_table_cover (&map, p->mounts, m->dest);
           if (q != NO_PARENT && shows_same (&p->mounts[q], m))
             {
-              r = set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s",
+              r = plan_set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s",
                               p->mounts[q].dest);
               ret_parent[i] = q;
               continue;
             }
         }
-      r = dest_table_set (&map, p->mounts, i);
+      r = plan_dest_table_set (&map, p->mounts, i);
     }
-  dest_table_clear (&map);
+  plan_dest_table_clear (&map);
   return r;
 }
 
 /* A coalesced bind was left to its parent: if the parent does not reach
  * bwrap after all, neither does it. */
 bool
-parent_dropped (const BwshPlan *p, const size_t *parent, size_t i)
+plan_parent_dropped (const BwshPlan *p, const size_t *parent, size_t i)
 {
   return p->mounts[i].verdict == BWSH_VERDICT_COALESCED && parent[i] != NO_PARENT
          && p->mounts[parent[i]].verdict != BWSH_VERDICT_ACCEPTED;
@@ -88,7 +89,7 @@ parent_dropped (const BwshPlan *p, const size_t *parent, size_t i)
  * that entries bwrap never sees cost nothing and warn about nothing.  The
  * defaults and the policy's own binds are never cut. */
 int
-enforce_mount_limit (BwshPlan *p, const size_t *parent)
+plan_enforce_mount_limit (BwshPlan *p, const size_t *parent)
 {
   size_t accepted = 0;
 
@@ -97,13 +98,13 @@ enforce_mount_limit (BwshPlan *p, const size_t *parent)
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       BwshMount *m = &p->mounts[i];
-      bool orphan = parent_dropped (p, parent, i);
+      bool orphan = plan_parent_dropped (p, parent, i);
 
       if (!orphan && (m->verdict != BWSH_VERDICT_ACCEPTED || m->from.origin != BWSH_ORIGIN_USER))
         continue;
       if (!orphan && ++accepted <= p->max_mounts)
         continue;
-      int r = refuse (p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
+      int r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
                       p->max_mounts);
       if (r < 0)
         return r;
@@ -141,7 +142,7 @@ count_fd_binds (const BwshPlan *p, bool user_only)
   size_t n = 0;
 
   for (size_t i = 0; i < p->n_mounts; i++)
-    n += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && is_bind (p->mounts[i].kind)
+    n += p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && plan_is_bind (p->mounts[i].kind)
          && (!user_only || p->mounts[i].from.origin == BWSH_ORIGIN_USER);
   return n;
 }
@@ -157,7 +158,7 @@ count_fd_binds (const BwshPlan *p, bool user_only)
  * alone do not fit is refused.  bwsh and pam_bwsh both come here.
  */
 int
-reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
+plan_reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
 {
   size_t need = count_fd_binds (p, false), in_use, avail, drop;
   struct rlimit rl;
@@ -191,17 +192,17 @@ reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
   for (size_t i = p->n_mounts; i-- > 0 && drop > 0;)
     {
       BwshMount *m = &p->mounts[i];
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || m->from.origin != BWSH_ORIGIN_USER)
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !plan_is_bind (m->kind) || m->from.origin != BWSH_ORIGIN_USER)
         continue;
-      if (set_reason (m, BWSH_VERDICT_REFUSED, "left out: no file descriptor for it under the open file limit") < 0)
+      if (plan_set_reason (m, BWSH_VERDICT_REFUSED, "left out: no file descriptor for it under the open file limit") < 0)
         return -ENOMEM;
       p->n_refused++;
       drop--;
     }
   for (size_t i = 0; i < p->n_mounts; i++)
-    if (parent_dropped (p, parent, i))
+    if (plan_parent_dropped (p, parent, i))
       {
-        if (set_reason (&p->mounts[i], BWSH_VERDICT_REFUSED,
+        if (plan_set_reason (&p->mounts[i], BWSH_VERDICT_REFUSED,
                         "left out: no file descriptor for it under the open file limit") < 0)
           return -ENOMEM;
         p->n_refused++;

@@ -14,6 +14,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -42,7 +43,7 @@ shadow_home_layer (Ctx *c, const char *why)
       BwshMount *m = &c->p->mounts[i];
       if (m->verdict == BWSH_VERDICT_ACCEPTED && from_real_home (c, m))
         {
-          int r = set_reason (m, BWSH_VERDICT_SHADOWED, "%s", why);
+          int r = plan_set_reason (m, BWSH_VERDICT_SHADOWED, "%s", why);
           if (r < 0)
             return r;
         }
@@ -70,7 +71,7 @@ find_dest (const Ctx *c, const char *dest, size_t before)
 /*
  * The rules of policy x user overlay, one row each, the way OpenSSH's
  * sshauthopt_merge() states each field's rule.  The defaults are in place
- * (add_defaults()); merge_table[] below merges the lists over them in its
+ * (plan_add_defaults()); merge_table[] below merges the lists over them in its
  * order, and each entry meets the rows that apply to it, in this order:
  * the first that objects gives the entry its verdict and the rest of the
  * overlay still applies.  The policy's entries are trusted (they may bind
@@ -113,7 +114,7 @@ static const char *
 rule_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
   (void) buf, (void) size;
-  return check_path_rules (&c->rules, a->m->src, a->rw && a->m->from.origin == BWSH_ORIGIN_USER);
+  return plan_check_path_rules (&c->rules, a->m->src, a->rw && a->m->from.origin == BWSH_ORIGIN_USER);
 }
 
 /* An overlay source shows no host IPC, no other user's data and not the
@@ -134,7 +135,7 @@ static const char *
 rule_ro_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
   (void) buf, (void) size;
-  return check_ro_ceilings (&c->rules, a->m->src);
+  return plan_check_ro_ceilings (&c->rules, a->m->src);
 }
 
 /* /, /usr, /etc and what lies under /proc, /dev, /sys are never replaced. */
@@ -142,7 +143,7 @@ static const char *
 rule_critical_dest (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
   (void) c, (void) buf, (void) size;
-  if (bwsh_path_is_forbidden (a->dest) || is_critical (a->dest))
+  if (bwsh_path_is_forbidden (a->dest) || plan_is_critical (a->dest))
     return "destination is /, /usr, /etc or under /proc, /dev or /sys; it cannot be replaced";
   return NULL;
 }
@@ -151,7 +152,7 @@ rule_critical_dest (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 static const char *
 rule_rw_dest (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
-  const char *why = check_path_rules (&c->rules, a->dest, true);
+  const char *why = plan_check_path_rules (&c->rules, a->dest, true);
 
   if (why == NULL)
     return NULL;
@@ -178,7 +179,7 @@ static const char *
 rule_locked (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
   (void) buf, (void) size;
-  return is_locked (c, a->dest) ? "is locked and cannot be disabled" : NULL;
+  return plan_is_locked (c, a->dest) ? "is locked and cannot be disabled" : NULL;
 }
 
 /* A policy bind is never disabled. */
@@ -208,15 +209,15 @@ static const MergeRule merge_rules[] = {
  *   ceilings    again on the resolved source (bwsh_plan_resolve())
  *   protection  protected paths under a read-write mount are bound again
  *               read-only, at their path and at their resolution, and the
- *               way to them is pinned (add_protected(), after the merge)
+ *               way to them is pinned (plan_add_protected(), after the merge)
  *   symlinks    a read-write bind that holds a protected path behind a
- *               symlink the session could replace is refused (add_protected())
+ *               symlink the session could replace is refused (plan_add_protected())
  *   project     the user's sandboxProjectDir replaces the policy's only if
  *               user_project_dir allows it, checked like a read-write bind
- *               (choose_project_dir(), before the defaults)
- *   limits      user entries past max_mounts are refused (enforce_mount_limit())
+ *               (plan_choose_project_dir(), before the defaults)
+ *   limits      user entries past max_mounts are refused (plan_enforce_mount_limit())
  *   coalescing  a user bind an identical parent bind already shows is
- *               COALESCED (coalesce(), after resolution)
+ *               COALESCED (plan_coalesce(), after resolution)
  */
 
 /* The first rule for @on that objects to @a: its reason, and its row in
@@ -246,7 +247,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
   ssize_t idx;
   int r;
 
-  idx = add_mount (c, rw ? BWSH_MOUNT_BIND : BWSH_MOUNT_RO_BIND, b->src, b->dst ? b->dst : b->src, &b->from);
+  idx = plan_add_mount (c, rw ? BWSH_MOUNT_BIND : BWSH_MOUNT_RO_BIND, b->src, b->dst ? b->dst : b->src, &b->from);
   if (idx < 0)
     return (int) idx;
   BwshMount *m = &c->p->mounts[idx];
@@ -257,20 +258,20 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     {
       if (bwsh_path_expand (b->src, c->id->home, &src) < 0
           || bwsh_path_expand (b->dst ? b->dst : b->src, c->id->home, &dst) < 0)
-        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s: not a valid absolute path", what_list);
+        return plan_refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s: not a valid absolute path", what_list);
     }
   else
     {
       st = bwsh_path_normalize (b->src, &src);
       if (st != BWSH_PATH_OK)
-        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s", bwsh_path_status_to_string (st));
+        return plan_refuse (c->p, m, BWSH_VERDICT_REFUSED, b->src, "%s", bwsh_path_status_to_string (st));
       st = bwsh_path_normalize (b->dst ? b->dst : b->src, &dst);
       if (st != BWSH_PATH_OK)
-        return refuse (c->p, m, BWSH_VERDICT_REFUSED, b->dst, "destination %s", bwsh_path_status_to_string (st));
+        return plan_refuse (c->p, m, BWSH_VERDICT_REFUSED, b->dst, "destination %s", bwsh_path_status_to_string (st));
     }
   free (m->src);
   m->src = steal_pointer (&src);
-  r = set_dest (c, (size_t) idx, steal_pointer (&dst));
+  r = plan_set_dest (c, (size_t) idx, steal_pointer (&dst));
   if (r < 0)
     return r;
   m = &c->p->mounts[idx];
@@ -281,7 +282,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
   char buf[256];
 
   if ((why = merge_objection (c, on, &a, buf, sizeof buf, &rule)) != NULL)
-    return refuse (c->p, m, rule->verdict, rule->names_dest ? m->dest : m->src, "%s", why);
+    return plan_refuse (c->p, m, rule->verdict, rule->names_dest ? m->dest : m->src, "%s", why);
 
   /* The same destination twice, and this one wins (rule_precedence()):
    * the earlier one is shadowed. */
@@ -291,10 +292,10 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
       BwshMount *old = &c->p->mounts[idx];
       _cleanup_free_ char *where = NULL;
 
-      where = format_from (&m->from);
+      where = plan_format_from (&m->from);
       if (where == NULL)
         return -ENOMEM;
-      r = set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
+      r = plan_set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
                       bwsh_origin_to_string (m->from.origin));
       if (r >= 0 && old->state)
         r = shadow_home_layer (c, "$HOME is replaced by a bind");
@@ -312,7 +313,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
 static int
 apply_disable (Ctx *c, const BwshBindSpec *b)
 {
-  _cleanup_free_ char *dest = NULL, *esc = NULL, *where = format_from (&b->from);
+  _cleanup_free_ char *dest = NULL, *esc = NULL, *where = plan_format_from (&b->from);
   BwshPathStatus st;
   const char *why = NULL;
   char buf[256];
@@ -338,7 +339,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
           break;
         if (m->from.origin != BWSH_ORIGIN_DEFAULT)
           continue;
-        int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
+        int r = plan_set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
                             b->from.line);
         if (r < 0)
           return r;
@@ -353,7 +354,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
         BwshMount *m = &c->p->mounts[i];
         if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_real_home (c, m))
           continue;
-        int r = set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
+        int r = plan_set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
                             b->from.line);
         if (r < 0)
           return r;
@@ -391,7 +392,7 @@ cmp_sort_key (const void *a, const void *b)
 }
 
 int
-sort_by_depth (BwshPlan *p)
+plan_sort_by_depth (BwshPlan *p)
 {
   _cleanup_free_ SortKey *keys = calloc (p->n_mounts + 1, sizeof *keys);
   _cleanup_free_ BwshMount *sorted = calloc (p->n_mounts + 1, sizeof *sorted);
@@ -436,7 +437,7 @@ static const MergeEntry merge_table[] = {
 
 /* @uc is NULL when the policy allows no overlay. */
 int
-merge (Ctx *c, const BwshUserConfig *uc)
+plan_merge (Ctx *c, const BwshUserConfig *uc)
 {
   for (size_t t = 0; t < BWSH_N_ELEMENTS (merge_table); t++)
     {

@@ -4,7 +4,8 @@
  * outside them sees.  The plan's public API (bwsh_plan_build(),
  * bwsh_plan_resolve(), ...) is in ../plan.h.
  *
- *   build.c         the plan's life, add_mount(), refuse(), set_reason()
+ *   build.c         the plan's life and the order of its steps
+ *   ops.c           below every step: plan_add_mount(), plan_refuse(), plan_set_reason() (ops.h)
  *   dests.c         the one destination table, for build and resolve
  *   context.c       the rules context (build and resolve), the build's locks
  *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
@@ -40,9 +41,9 @@ typedef struct
 } DestTable;
 
 /* The rules context: what a path is checked against, expanded once for
- * one user.  The build expands it (ctx_rules()) and hands it to the plan
- * (rules_to_plan()); the resolution checks resolved paths against the
- * same rules, borrowed back from the plan (rules_of_plan()).  It holds no
+ * one user.  The build expands it (plan_ctx_rules()) and hands it to the plan
+ * (plan_rules_to_plan()); the resolution checks resolved paths against the
+ * same rules, borrowed back from the plan (plan_rules_of_plan()).  It holds no
  * identity and no policy: resolution has none, and a helper that needs
  * them does not compile there. */
 typedef struct
@@ -71,7 +72,7 @@ typedef struct
   char *overlay_dir;      /* user_config_mode = "editable": the one protected path left writable */
   char **locked;
   size_t n_locked;
-  /* The names in the real $HOME, sorted, when add_home() read all of them
+  /* The names in the real $HOME, sorted, when plan_add_home() read all of them
    * (home_listed): what is not among them does not exist there. */
   char **home_names;
   size_t n_home_names;
@@ -81,76 +82,66 @@ typedef struct
 /* Loop over the index i of every mount whose destination is @want; the
  * order is the hash table's, so callers that care compare indices. */
 #define FOREACH_DEST(c, want, i)                                                                     \
-  for (size_t _k = (c)->dests.cap ? hash_path (want) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
+  for (size_t _k = (c)->dests.cap ? plan_hash_path (want) & ((c)->dests.cap - 1) : 0, _n = 0, i = 0;      \
        (c)->dests.cap && (c)->dests.slots[_k] != 0 && _n < (c)->dests.cap;                         \
        _k = (_k + 1) & ((c)->dests.cap - 1), _n++)                                                   \
     if ((i = (c)->dests.slots[_k] - 1, strcmp ((c)->p->mounts[i].dest, (want)) == 0))
 
-/* "No parent" in the covering-mount table of coalesce(). */
+/* "No parent" in the covering-mount table of plan_coalesce(). */
 #define NO_PARENT SIZE_MAX
 
-/* build.c */
-extern const BwshSource default_source;
-void strv_free (char **v, size_t n);
-int set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-char *format_from (const BwshSource *from);
-/* Mark @m refused (or skipped) and add the one-line warning. */
-int refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const char *fmt, ...)
-  __attribute__ ((format (printf, 5, 6)));
-ssize_t add_mount (Ctx *c, BwshMountKind kind, const char *src, const char *dest, const BwshSource *from);
-
 /* dests.c */
-size_t hash_path (const char *s);
-int dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx);
-int dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx);
-size_t dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest);
-void dest_table_clear (DestTable *d);
+size_t plan_hash_path (const char *s);
+int plan_dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx);
+int plan_dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx);
+size_t plan_dest_table_cover (const DestTable *d, const BwshMount *mounts, const char *dest);
+void plan_dest_table_clear (DestTable *d);
 /* Every mount whose destination is the first @n bytes of @dest, one per
- * call, in the table's order (a table filled by dest_table_add()): start
+ * call, in the table's order (a table filled by plan_dest_table_add()): start
  * with *@pos = SIZE_MAX; NO_PARENT when there is none left. */
-size_t dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos);
-int set_dest (Ctx *c, size_t idx, char *dest);
+size_t plan_dest_table_next (const DestTable *d, const BwshMount *mounts, const char *dest, size_t n, size_t *pos);
+int plan_set_dest (Ctx *c, size_t idx, char *dest);
 
 /* context.c */
-void ctx_clear (Ctx *c);
-int expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err);
-int ctx_rules (Ctx *c, const char *home, BwshError *err);
-bool str_in (const char *s, const char *const *v, size_t n);
-bool is_critical (const char *dest);
-bool is_locked (const Ctx *c, const char *dest);
-void rules_to_plan (Rules *rules, BwshPlan *p);
-Rules rules_of_plan (const BwshPlan *p);
-const char *check_path_rules (const Rules *rules, const char *path, bool rw);
-const char *check_ro_ceilings (const Rules *rules, const char *path);
-int rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home);
+void plan_ctx_clear (Ctx *c);
+int plan_expand_list (const BwshBindList *l, const char *home, char ***ret, size_t *ret_n, BwshError *err);
+int plan_ctx_rules (Ctx *c, const char *home, BwshError *err);
+bool plan_str_in (const char *s, const char *const *v, size_t n);
+bool plan_is_critical (const char *dest);
+bool plan_is_locked (const Ctx *c, const char *dest);
+void plan_rules_to_plan (Rules *rules, BwshPlan *p);
+Rules plan_rules_of_plan (const BwshPlan *p);
+const char *plan_check_path_rules (const Rules *rules, const char *path, bool rw);
+const char *plan_check_ro_ceilings (const Rules *rules, const char *path);
+int plan_rules_add_builtin_ceilings (Rules *rules, const char *project, const char *home);
 
 /* defaults.c, home.c */
-int add_defaults (Ctx *c, const char *project, const char *state_dir);
-int choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err);
-int choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err);
-int add_home (Ctx *c, const char *project, const char *state_dir);
+int plan_add_defaults (Ctx *c, const char *project, const char *state_dir);
+int plan_choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err);
+int plan_choose_state_dir (Ctx *c, const char *project, char **ret, BwshError *err);
+int plan_add_home (Ctx *c, const char *project, const char *state_dir);
 /* Whether @path lies below the real $HOME in an entry that the home's
  * listing does not hold: then it does not exist.  False when unsure. */
-bool home_lacks (const Ctx *c, const char *path);
-int add_overlay_dir (Ctx *c);
+bool plan_home_lacks (const Ctx *c, const char *path);
+int plan_add_overlay_dir (Ctx *c);
 
 /* merge.c, protect.c */
-int merge (Ctx *c, const BwshUserConfig *uc);
-int sort_by_depth (BwshPlan *p);
-int add_protected (Ctx *c);
+int plan_merge (Ctx *c, const BwshUserConfig *uc);
+int plan_sort_by_depth (BwshPlan *p);
+int plan_add_protected (Ctx *c);
 
 /* env.c */
-int build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err);
+int plan_build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err);
 
 /* limits.c */
-bool is_bind (BwshMountKind k);
-int coalesce (BwshPlan *p, size_t *ret_parent);
-bool parent_dropped (const BwshPlan *p, const size_t *parent, size_t i);
-int enforce_mount_limit (BwshPlan *p, const size_t *parent);
-int reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
+bool plan_is_bind (BwshMountKind k);
+int plan_coalesce (BwshPlan *p, size_t *ret_parent);
+bool plan_parent_dropped (const BwshPlan *p, const size_t *parent, size_t i);
+int plan_enforce_mount_limit (BwshPlan *p, const size_t *parent);
+int plan_reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
 
 /* destinations.c */
-int resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
-int check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
-int dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
-int prepare_destinations (BwshPlan *p, BwshResolveMode mode);
+int plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
+int plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
+int plan_dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
+int plan_prepare_destinations (BwshPlan *p, BwshResolveMode mode);

@@ -14,6 +14,7 @@
 
 #include "bind_list.h"
 #include "cleanup.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -45,11 +46,11 @@ pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
         }
       if (!have)
         {
-          idx = add_mount (c, BWSH_MOUNT_BIND, a, a, &from);
+          idx = plan_add_mount (c, BWSH_MOUNT_BIND, a, a, &from);
           if (idx < 0)
             return (int) idx;
           c->p->mounts[idx].create_dir = true;
-          int r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
+          int r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
                               "pinned: the way to a protected path cannot be renamed");
           if (r < 0)
             return r;
@@ -91,7 +92,7 @@ symlink_below (const char *base, const char *rest)
  * its own path and at the path it resolves to, so neither name leads to a
  * writable copy of the sandbox's own rules. */
 int
-add_protected (Ctx *c)
+plan_add_protected (Ctx *c)
 {
   size_t n = c->p->n_mounts;
 
@@ -107,7 +108,7 @@ add_protected (Ctx *c)
       /* Most protected paths do not exist: the home's listing, or else one
        * lstat(), says so where realpath() would readlink() each element
        * first (issue 27); any other answer, realpath() as before. */
-      if (!home_lacks (c, path) && (lstat (path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)))
+      if (!plan_home_lacks (c, path) && (lstat (path, &st) == 0 || (errno != ENOENT && errno != ENOTDIR)))
         cands[1] = resolved = realpath (path, NULL);
 
       for (size_t k = 0; k < 2; k++)
@@ -143,7 +144,7 @@ add_protected (Ctx *c)
               && symlink_below (c->p->mounts[rw_idx].src, q + strlen (rw_dest)))
             {
               BwshMount *w = &c->p->mounts[rw_idx];
-              r = refuse (c->p, w, BWSH_VERDICT_REFUSED, w->src,
+              r = plan_refuse (c->p, w, BWSH_VERDICT_REFUSED, w->src,
                           "holds the protected path %s behind a symlink, which the session could replace", q);
               if (r < 0)
                 return r;
@@ -159,12 +160,12 @@ add_protected (Ctx *c)
                 return r;
             }
           if (access (q, F_OK) == 0)
-            idx = add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
+            idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
           else if (!c->protected_is_dir[i])
             {
               /* A missing file (~/.forward, ~/.bashrc): an empty read-only
                * one in its place, so it cannot be created inside. */
-              idx = add_mount (c, BWSH_MOUNT_RO_BIND, "/dev/null", q, &from);
+              idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/dev/null", q, &from);
               if (idx >= 0)
                 c->p->mounts[idx].file_placeholder = true;
             }
@@ -172,16 +173,16 @@ add_protected (Ctx *c)
             {
               /* Missing: an empty read-only tmpfs keeps anyone from
                * creating it inside. */
-              idx = add_mount (c, BWSH_MOUNT_TMPFS, NULL, q, &from);
+              idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, q, &from);
               if (idx >= 0)
-                idx = add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
+                idx = plan_add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
             }
           if (idx < 0)
             return (int) idx;
           c->p->mounts[idx].guard = true;
           if (c->p->mounts[idx].kind == BWSH_MOUNT_REMOUNT_RO)
             c->p->mounts[idx - 1].guard = true;
-          r = set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
+          r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
           if (r < 0)
             return r;
         }

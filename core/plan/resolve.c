@@ -15,6 +15,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -52,7 +53,7 @@ fatal (BwshPlan *p, BwshMount *m, BwshResolveMode mode, int r, BwshError *first,
     }
   if (first->errnum == 0)
     *first = *err;
-  if (set_reason (m, BWSH_VERDICT_REFUSED, "%s", err->message) < 0)
+  if (plan_set_reason (m, BWSH_VERDICT_REFUSED, "%s", err->message) < 0)
     return bwsh_error_set (first, -ENOMEM, NULL, 0, 0, "out of memory");
   p->n_refused++;
   return 0;
@@ -71,15 +72,15 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
       BwshError e = { 0 };
       int r;
 
-      if (parent_dropped (p, parent, i))
+      if (plan_parent_dropped (p, parent, i))
         {
-          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s, which showed it, could not be bound",
+          r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s, which showed it, could not be bound",
                       p->mounts[parent[i]].dest);
           if (r < 0)
             return r;
           continue;
         }
-      if (m->verdict != BWSH_VERDICT_ACCEPTED || !is_bind (m->kind) || unopened[i])
+      if (m->verdict != BWSH_VERDICT_ACCEPTED || !plan_is_bind (m->kind) || unopened[i])
         continue;
       /* The real home's entries (opened from the home at plan time) and
        * the persistent state (opened when it was checked) have theirs. */
@@ -103,7 +104,7 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
         }
       if (r < 0)
         {
-          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
+          r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "changed while it was checked (%s)", strerror (-r));
           if (r < 0)
             return r;
           continue;
@@ -118,7 +119,7 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
             {
               close (m->fd);
               m->fd = -1;
-              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
+              r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s", why);
               if (r < 0)
                 return r;
               continue;
@@ -168,9 +169,9 @@ int
 bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
 {
   /* The rules for re-checking resolved sources, borrowed from the plan. */
-  const Rules rules = rules_of_plan (p);
+  const Rules rules = plan_rules_of_plan (p);
   BwshError first = { 0 }, e_mount = { 0 };
-  /* parent: see coalesce(); unopened: a dry run's directories to be created */
+  /* parent: see plan_coalesce(); unopened: a dry run's directories to be created */
   _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
   _cleanup_free_ bool *unopened = calloc (p->n_mounts + 1, sizeof *unopened);
   ResolveMemo memo = { NULL };
@@ -195,7 +196,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       /* Sorted parents first: the state comes before the home's entries. */
       if (m->state && m->kind == BWSH_MOUNT_BIND)
         {
-          r = resolve_state (p, &rules, m, mode, &unopened[i]);
+          r = plan_resolve_state (p, &rules, m, mode, &unopened[i]);
           if (r < 0)
             goto out;
           state_fd = m->kind == BWSH_MOUNT_BIND ? m->fd : -1;
@@ -203,19 +204,19 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
         }
       if (m->home_entry)
         {
-          r = check_state_conflict (p, m, state_fd);
+          r = plan_check_state_conflict (p, m, state_fd);
           if (r < 0)
             goto out;
           continue;
         }
-      if (!is_bind (m->kind))
+      if (!plan_is_bind (m->kind))
         continue;
 
       e_mount = (BwshError) { 0 };
       if (m->create_dir && bwsh_path_has_prefix (m->src, p->home))
         {
           if (mode == BWSH_RESOLVE_DRY_RUN)
-            r = dry_run_created (p, m->src, &resolved, &e_mount);
+            r = plan_dry_run_created (p, m->src, &resolved, &e_mount);
           else
             r = bwsh_mkdir_under_home (p->home, m->src, &e_mount);
           /* The editable overlay's directory is a convenience: if it
@@ -223,7 +224,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
            * explain shows; no entry of the user's was refused. */
           if (r < 0 && m->exact_source && r != -ENOMEM)
             {
-              r = set_reason (m, BWSH_VERDICT_SKIPPED, "%s (left read-only)", e_mount.message);
+              r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "%s (left read-only)", e_mount.message);
               if (r < 0)
                 goto out;
               continue;
@@ -241,14 +242,14 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
           e = errno;
           if (e == ENOENT && m->optional)
             {
-              r = refuse (p, m, BWSH_VERDICT_SKIPPED, m->src, "source does not exist (skipped)");
+              r = plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->src, "source does not exist (skipped)");
               if (r < 0)
                 goto out;
               continue;
             }
           if (m->from.origin == BWSH_ORIGIN_USER)
             {
-              r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "cannot resolve: %s", strerror (e));
+              r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "cannot resolve: %s", strerror (e));
               if (r < 0)
                 goto out;
               continue;
@@ -268,7 +269,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
            * writable: only at its own place, never through a symlink. */
           if (strcmp (resolved, m->src) != 0)
             {
-              r = set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
+              r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
                               "(left read-only)", resolved);
               if (r < 0)
                 goto out;
@@ -276,13 +277,13 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
             }
         }
       else if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
-        why = check_path_rules (&rules, resolved, m->kind == BWSH_MOUNT_BIND);
+        why = plan_check_path_rules (&rules, resolved, m->kind == BWSH_MOUNT_BIND);
       if (why == NULL && m->from.origin == BWSH_ORIGIN_USER)
         why = bwsh_rules_overlay_source (resolved, p->home, rules.policy_dirs, rules.n_policy_dirs,
                                          m->kind == BWSH_MOUNT_BIND ? rules.rw_ceilings : rules.ro_ceilings,
                                          m->kind == BWSH_MOUNT_BIND ? rules.n_rw : rules.n_ro);
       if (why == NULL && m->from.origin == BWSH_ORIGIN_USER && m->kind != BWSH_MOUNT_BIND)
-        why = check_ro_ceilings (&rules, resolved);
+        why = plan_check_ro_ceilings (&rules, resolved);
       if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
           && strcmp (resolved, m->dest) != 0)
         for (size_t k = 0; k < rules.n_protected; k++)
@@ -299,7 +300,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
         }
       if (why != NULL)
         {
-          r = refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
+          r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
           if (r < 0)
             goto out;
           continue;
@@ -310,7 +311,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
           /* Explain and check create nothing: the first login will. */
           if (strcmp (m->src, p->project_dir) == 0)
             p->project_dir_missing = true;
-          r = set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
+          r = plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
           if (r < 0)
             goto out;
           unopened[i] = true;
@@ -322,9 +323,9 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       m->src = steal_pointer (&resolved);
     }
 
-  if ((r = coalesce (p, parent)) < 0 || (r = enforce_mount_limit (p, parent)) < 0
-      || (r = reserve_fds (p, parent, &first)) < 0 || (r = open_sources (p, parent, unopened, mode, &first)) < 0
-      || (r = prepare_destinations (p, mode)) < 0)
+  if ((r = plan_coalesce (p, parent)) < 0 || (r = plan_enforce_mount_limit (p, parent)) < 0
+      || (r = plan_reserve_fds (p, parent, &first)) < 0 || (r = open_sources (p, parent, unopened, mode, &first)) < 0
+      || (r = plan_prepare_destinations (p, mode)) < 0)
     goto out;
 
   /* Last, so that a dry run still reports every entry first. */

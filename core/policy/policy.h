@@ -159,3 +159,6 @@ int bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filena
 const char *bwsh_net_mode_to_string (BwshNetMode m);
 const char *bwsh_net_engine_to_string (BwshNetEngine e);
 const char *bwsh_record_mode_to_string (BwshRecordMode m);
+
+/* The policy file, fixed at build time (config.h): policy_load.c. */
+const char *bwsh_policy_path (void);

@@ -240,3 +240,9 @@ out:
   docs_clear (&docs);
   return r;
 }
+
+const char *
+bwsh_policy_path (void)
+{
+  return BWSH_POLICY_PATH;
+}

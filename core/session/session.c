@@ -17,7 +17,6 @@
 #include "cleanup.h"
 #include "errors.h"
 #include "identity.h"
-#include "launch.h"
 #include "lkg.h"
 #include "path.h"
 #include "plan.h"

@@ -89,11 +89,18 @@ typedef enum
   ON_BIND = ON_POLICY_BIND | ON_USER_BIND,
 } MergeOn;
 
-/* What a rule looks at: a bind's mount (@m, with @dest its destination),
- * or a disable's destination (@m NULL), or a mount a disable reaches. */
+/* What a rule looks at: a bind's mount (@m, with @src its source and @dest
+ * its destination), or a disable's destination (@m NULL), or a mount a
+ * disable reaches.  The rows on the source (names_dest false) read @src,
+ * @origin, @rules and @home only, so that resolution runs them again on the
+ * resolved path (plan_merge_source_objection()). */
 typedef struct
 {
   const BwshMount *m;
+  const char *src;
+  BwshOrigin origin;
+  const Rules *rules;
+  const char *home;
   const char *dest;
   bool rw;
 } MergeArg;
@@ -113,8 +120,8 @@ typedef struct
 static const char *
 rule_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
-  (void) buf, (void) size;
-  return plan_check_path_rules (&c->rules, a->m->src, a->rw && a->m->from.origin == BWSH_ORIGIN_USER);
+  (void) c, (void) buf, (void) size;
+  return plan_check_path_rules (a->rules, a->src, a->rw && a->origin == BWSH_ORIGIN_USER);
 }
 
 /* An overlay source shows no host IPC, no other user's data and not the
@@ -122,10 +129,10 @@ rule_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 static const char *
 rule_overlay_source (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
-  (void) buf, (void) size;
-  return bwsh_rules_overlay_source (a->m->src, c->id->home, c->rules.policy_dirs, c->rules.n_policy_dirs,
-                                    a->rw ? c->rules.rw_ceilings : c->rules.ro_ceilings,
-                                    a->rw ? c->rules.n_rw : c->rules.n_ro);
+  (void) c, (void) buf, (void) size;
+  return bwsh_rules_overlay_source (a->src, a->home, a->rules->policy_dirs, a->rules->n_policy_dirs,
+                                    a->rw ? a->rules->rw_ceilings : a->rules->ro_ceilings,
+                                    a->rw ? a->rules->n_rw : a->rules->n_ro);
 }
 
 /* A user's read-only source lies in the user's home or under the policy's
@@ -134,8 +141,8 @@ rule_overlay_source (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 static const char *
 rule_ro_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {
-  (void) buf, (void) size;
-  return plan_check_ro_ceilings (&c->rules, a->m->src);
+  (void) c, (void) buf, (void) size;
+  return plan_check_ro_ceilings (a->rules, a->src);
 }
 
 /* /, /usr, /etc and what lies under /proc, /dev, /sys are never replaced. */
@@ -238,6 +245,26 @@ merge_objection (const Ctx *c, MergeOn on, const MergeArg *a, char *buf, size_t 
   return NULL;
 }
 
+const char *
+plan_merge_source_objection (const Rules *rules, const char *home, const char *src, bool rw)
+{
+  const MergeArg a = { .src = src, .origin = BWSH_ORIGIN_USER, .rules = rules, .home = home, .rw = rw };
+  MergeOn on = rw ? ON_USER_RW : ON_USER_RO;
+  char buf[256]; /* the rows on a source return a fixed reason */
+
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (merge_rules); i++)
+    {
+      const char *why;
+
+      if ((merge_rules[i].on & on) == 0 || merge_rules[i].names_dest)
+        continue;
+      why = merge_rules[i].check (NULL, &a, buf, sizeof buf);
+      if (why != NULL)
+        return why;
+    }
+  return NULL;
+}
+
 static int
 add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
 {
@@ -276,7 +303,8 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
     return r;
   m = &c->p->mounts[idx];
 
-  const MergeArg a = { .m = m, .dest = m->dest, .rw = rw };
+  const MergeArg a = { .m = m, .src = m->src, .origin = m->from.origin, .rules = &c->rules, .home = c->id->home,
+                       .dest = m->dest, .rw = rw };
   MergeOn on = b->from.origin != BWSH_ORIGIN_USER ? ON_POLICY_BIND : rw ? ON_USER_RW : ON_USER_RO;
   const MergeRule *rule = NULL;
   char buf[256];

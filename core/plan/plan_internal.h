@@ -6,7 +6,7 @@
  *
  *   build.c         the plan's life and the order of its steps
  *   ops.c           below every step: plan_add_mount(), plan_refuse(), plan_set_reason() (ops.h)
- *   dests.c         the one destination table, for build and resolve
+ *   dest_table.c    the one destination table, for build and resolve
  *   context.c       the rules context (build and resolve), the build's locks
  *   defaults.c      the default plan: host layout, /run, /dev, /proc, /tmp
  *   home.c          the project directory, the state, the home's layers
@@ -14,7 +14,7 @@
  *   protect.c       protected paths bound again read-only after the merge
  *   env.c           the session's environment
  *   limits.c        resolution: coalescing, max_mounts, file descriptors
- *   destinations.c  resolution: the state directory, mount points
+ *   mount_points.c  resolution: the state directory, mount points
  *   resolve.c       bwsh_plan_resolve()
  */
 #pragma once
@@ -32,7 +32,7 @@
 #include "policy.h"
 #include "userconf.h"
 
-/* Destination -> mount indices (dests.c). */
+/* Destination -> mount indices (dest_table.c). */
 typedef struct
 {
   size_t *slots; /* index + 1, 0 = empty */
@@ -90,7 +90,7 @@ typedef struct
 /* "No parent" in the covering-mount table of plan_coalesce(). */
 #define NO_PARENT SIZE_MAX
 
-/* dests.c */
+/* dest_table.c */
 size_t plan_hash_path (const char *s);
 int plan_dest_table_add (DestTable *d, const BwshMount *mounts, size_t idx);
 int plan_dest_table_set (DestTable *d, const BwshMount *mounts, size_t idx);
@@ -127,6 +127,10 @@ int plan_add_overlay_dir (Ctx *c);
 
 /* merge.c, protect.c */
 int plan_merge (Ctx *c, const BwshUserConfig *uc);
+/* The rows of the merge's table on a user's source (ceilings, overlay
+ * source, read-only ceilings), in their order, on @src alone: resolution
+ * runs them again on the resolved path.  The first objection, or NULL. */
+const char *plan_merge_source_objection (const Rules *rules, const char *home, const char *src, bool rw);
 int plan_sort_by_depth (BwshPlan *p);
 int plan_add_protected (Ctx *c);
 
@@ -140,7 +144,7 @@ bool plan_parent_dropped (const BwshPlan *p, const size_t *parent, size_t i);
 int plan_enforce_mount_limit (BwshPlan *p, const size_t *parent);
 int plan_reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
 
-/* destinations.c */
+/* mount_points.c */
 int plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
 int plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
 int plan_dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);

@@ -276,14 +276,10 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
               continue;
             }
         }
-      else if (m->from.origin == BWSH_ORIGIN_USER || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND))
-        why = plan_check_path_rules (&rules, resolved, m->kind == BWSH_MOUNT_BIND);
-      if (why == NULL && m->from.origin == BWSH_ORIGIN_USER)
-        why = bwsh_rules_overlay_source (resolved, p->home, rules.policy_dirs, rules.n_policy_dirs,
-                                         m->kind == BWSH_MOUNT_BIND ? rules.rw_ceilings : rules.ro_ceilings,
-                                         m->kind == BWSH_MOUNT_BIND ? rules.n_rw : rules.n_ro);
-      if (why == NULL && m->from.origin == BWSH_ORIGIN_USER && m->kind != BWSH_MOUNT_BIND)
-        why = plan_check_ro_ceilings (&rules, resolved);
+      else if (m->from.origin == BWSH_ORIGIN_USER)
+        why = plan_merge_source_objection (&rules, p->home, resolved, m->kind == BWSH_MOUNT_BIND);
+      else if (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND)
+        why = plan_check_path_rules (&rules, resolved, true);
       if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
           && strcmp (resolved, m->dest) != 0)
         for (size_t k = 0; k < rules.n_protected; k++)

@@ -193,8 +193,8 @@ static int
 key_group (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   if (!config_setting_is_group (s))
-    return fail (c, s, -EINVAL, "\"%s\" must be a group { ... }, not %s", name, type_name (s));
-  return apply_settings (c, p, s, k->sub, name, SCOPE_GROUP);
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a group { ... }, not %s", name, policy_type_name (s));
+  return policy_apply_settings (c, p, s, k->sub, name, SCOPE_GROUP);
 }
 
 #define OFF(f) offsetof (BwshPolicy, f)
@@ -222,7 +222,7 @@ static const Key landlock_keys[] = {
   { NULL, NULL, 0, 0, NULL },
 };
 
-const Key root_keys[] = {
+const Key policy_root_keys[] = {
   { "shell", bwsh_policy_key_shell, OFF (shell), 0, NULL },
   { "project_dir", bwsh_policy_key_bind_template, OFF (project_dir), 0, NULL },
   { "user_project_dir", bwsh_policy_key_bool, OFF (user_may_choose_project), 0, NULL },
@@ -260,7 +260,7 @@ const Key root_keys[] = {
 };
 
 int
-apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys,
+policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys,
                 const char *prefix, Scope scope)
 {
   for (int i = 0; i < config_setting_length (group); i++)
@@ -280,7 +280,7 @@ apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key 
       if (strcmp (n, "match") == 0 && scope == SCOPE_ROOT)
         continue;
       if (strcmp (n, "match") == 0 && scope == SCOPE_MATCH)
-        return fail (c, s, -EINVAL, "\"match\" blocks cannot be nested");
+        return policy_fail (c, s, -EINVAL, "\"match\" blocks cannot be nested");
       if ((strcmp (n, "user") == 0 || strcmp (n, "group") == 0) && scope == SCOPE_MATCH)
         continue;
 
@@ -288,7 +288,7 @@ apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key 
         if (strcmp (k->name, n) == 0)
           break;
       if (k->name == NULL)
-        return fail (c, s, -EINVAL, "unknown setting \"%s\"", full);
+        return policy_fail (c, s, -EINVAL, "unknown setting \"%s\"", full);
       r = k->fn (c, p, s, full, k);
       if (r < 0)
         return r;

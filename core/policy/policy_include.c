@@ -36,7 +36,7 @@
 /* ------------------------------------------------- one parsed document */
 
 PolicyDoc *
-doc_free (PolicyDoc *d)
+policy_doc_free (PolicyDoc *d)
 {
   if (d == NULL)
     return NULL;
@@ -52,15 +52,15 @@ doc_free (PolicyDoc *d)
 }
 
 void
-doc_freep (PolicyDoc **d)
+policy_doc_freep (PolicyDoc **d)
 {
-  doc_free (*d);
+  policy_doc_free (*d);
 }
 
 int
-doc_new (const char *filename, const char *dir, PolicyDoc **ret)
+policy_doc_new (const char *filename, const char *dir, PolicyDoc **ret)
 {
-  _cleanup_ (doc_freep) PolicyDoc *d = NULL;
+  _cleanup_ (policy_doc_freep) PolicyDoc *d = NULL;
 
   d = calloc (1, sizeof *d);
   if (d == NULL)
@@ -100,7 +100,7 @@ doc_push_segment (PolicyDoc *d, const char *name, int rstart)
 /* Map libconfig's (file, virtual line) to the real file path (in d->where)
  * and line. */
 char *
-doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line)
+policy_doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line)
 {
   const Segment *best = NULL;
   size_t dl = d->dir != NULL ? strlen (d->dir) : 0;
@@ -144,7 +144,7 @@ static int scan_includes (PolicyDoc *d, const char *buf, const char *name, const
                           unsigned depth, BwshBindList *files, char *out, BwshError *err);
 
 int
-record_file (BwshBindList *files, const char *path)
+policy_record_file (BwshBindList *files, const char *path)
 {
   const BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
 
@@ -156,7 +156,7 @@ record_file (BwshBindList *files, const char *path)
 /* Read a policy file the way the main file is read: root-owned, its whole
  * directory chain trusted, a regular file (not a symlink), bounded, no NUL. */
 int
-read_policy_file (const char *path, char **ret_data, BwshError *err)
+policy_read_file (const char *path, char **ret_data, BwshError *err)
 {
   _cleanup_free_ char *data = NULL;
   size_t len = 0;
@@ -204,13 +204,13 @@ include_one (PolicyDoc *d, const char *inc, size_t n, const char *shown, int lin
   if (asprintf (&path, "%s/%s", d->dir, name) < 0)
     return -ENOMEM;
 
-  r = read_policy_file (path, &data, err);
+  r = policy_read_file (path, &data, err);
   if (r == -ENOENT)
     return bwsh_error_set (err, -ENOENT, shown, line, 0, "@include \"%s\": no such file in %s", name,
                            d->dir);
   if (r < 0)
     return r;
-  r = record_file (files, path);
+  r = policy_record_file (files, path);
   if (r < 0)
     return r;
   return scan_includes (d, data, name, path, depth + 1, files, NULL, err);
@@ -475,7 +475,7 @@ syntax_hint (const char *code, int vline, char *buf, size_t size)
 }
 
 int
-doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
+policy_doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
 {
   _cleanup_free_ char *code = malloc (strlen (buf) + 1);
   const char *file;
@@ -503,7 +503,7 @@ doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err)
                              ? hint_buf
                              : NULL;
 
-      file = doc_locate (d, config_error_file (&d->cfg), config_error_line (&d->cfg), &line);
+      file = policy_doc_locate (d, config_error_file (&d->cfg), config_error_line (&d->cfg), &line);
       return bwsh_error_set (err, -EINVAL, file, line, 0, "%s%s%s", text, hint != NULL ? ": " : "",
                              hint != NULL ? hint : "");
     }

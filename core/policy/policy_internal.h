@@ -59,7 +59,7 @@ typedef struct Ctx
   BwshError *err;
 } Ctx;
 
-/* One setting of the schema (root_keys in policy.c): its parser and field. */
+/* One setting of the schema (policy_root_keys in policy.c): its parser and field. */
 typedef struct Key Key;
 typedef int (*KeyFn) (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
                       const Key *k);
@@ -82,24 +82,24 @@ typedef enum
   SCOPE_GROUP, /* a settings group such as "rlimits" */
 } Scope;
 
-extern const Key root_keys[];
+extern const Key policy_root_keys[];
 typedef bool (*NameCheck) (const char *s);
 
 /* policy.c (lifetime, defaults, the settings schema) */
 int policy_dup (const BwshPolicy *p, BwshPolicy **ret);
-int apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys, const char *prefix, Scope scope);
+int policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys, const char *prefix, Scope scope);
 void policy_freep (BwshPolicy **p);
 
 /* policy_value.c (one value: where it was written, its type, a path template) */
 void bwsh_policy_where (Ctx *c, const config_setting_t *s, BwshSource *ret);
-int fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
-const char *type_name (const config_setting_t *s);
+int policy_fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...) __attribute__ ((format (printf, 4, 5)));
+const char *policy_type_name (const config_setting_t *s);
 bool bwsh_policy_is_int (const config_setting_t *s);
-bool is_vector (const config_setting_t *s);
+bool policy_is_vector (const config_setting_t *s);
 char *bwsh_policy_escaped (const char *s);
 int bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool allow_home, bool forbid, char **ret);
 
-/* policy_scalar.c (settings of one value; the parsers root_keys names) */
+/* policy_scalar.c (settings of one value; the parsers policy_root_keys names) */
 int bwsh_policy_key_bool (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_shell (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
@@ -121,11 +121,11 @@ int bwsh_policy_key_max_mounts (Ctx *c, BwshPolicy *p, const config_setting_t *s
 int bwsh_policy_key_max_sessions (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_rlimit (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 
-/* policy_list.c (settings that are lists; the parsers root_keys names) */
-const config_setting_t *located (const config_setting_t *list, const config_setting_t *e);
-void bind_list_clearp (BwshBindList *l);
-bool account_name_ok (const char *s);
-int get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
+/* policy_list.c (settings that are lists; the parsers policy_root_keys names) */
+const config_setting_t *policy_located (const config_setting_t *list, const config_setting_t *e);
+void policy_bind_list_clearp (BwshBindList *l);
+bool policy_account_name_ok (const char *s);
+int policy_get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what, const char *plural, bool scalar_ok, BwshBindList *ret);
 int bwsh_policy_key_paths (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
@@ -134,13 +134,13 @@ int bwsh_policy_key_services (Ctx *c, BwshPolicy *p, const config_setting_t *s, 
 int bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 
 /* policy_include.c (documents, @include, reading a file) */
-char *doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line);
-int doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err);
-int doc_new (const char *filename, const char *dir, PolicyDoc **ret);
-void doc_freep (PolicyDoc **d);
-PolicyDoc *doc_free (PolicyDoc *d);
-int read_policy_file (const char *path, char **ret_data, BwshError *err);
-int record_file (BwshBindList *files, const char *path);
+char *policy_doc_locate (PolicyDoc *d, const char *name, int vline, int *ret_line);
+int policy_doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshError *err);
+int policy_doc_new (const char *filename, const char *dir, PolicyDoc **ret);
+void policy_doc_freep (PolicyDoc **d);
+PolicyDoc *policy_doc_free (PolicyDoc *d);
+int policy_read_file (const char *path, char **ret_data, BwshError *err);
+int policy_record_file (BwshBindList *files, const char *path);
 
 /* policy_match.c (match blocks, precedence) */
-int apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err);
+int policy_apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err);

@@ -2,7 +2,7 @@
 /*
  * The policy: the settings that hold a list: paths, binds, names and ports.
  *
- * Their parsers are named in the schema, root_keys in policy.c; get_names()
+ * Their parsers are named in the schema, policy_root_keys in policy.c; policy_get_names()
  * also reads a match block's selector (policy_match.c).
  */
 #include "config.h"
@@ -37,10 +37,10 @@
 static int
 check_vector (Ctx *c, const config_setting_t *s, const char *name, const char *what)
 {
-  if (!is_vector (s))
-    return fail (c, s, -EINVAL, "\"%s\" must be a list of %s, not %s", name, what, type_name (s));
+  if (!policy_is_vector (s))
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a list of %s, not %s", name, what, policy_type_name (s));
   if (config_setting_length (s) > BWSH_ENTRIES_MAX)
-    return fail (c, s, -E2BIG, "\"%s\" has more than %d entries", name, BWSH_ENTRIES_MAX);
+    return policy_fail (c, s, -E2BIG, "\"%s\" has more than %d entries", name, BWSH_ENTRIES_MAX);
   return 0;
 }
 
@@ -52,7 +52,7 @@ elem_where (Ctx *c, const config_setting_t *list, const config_setting_t *e, Bws
 }
 
 const config_setting_t *
-located (const config_setting_t *list, const config_setting_t *e)
+policy_located (const config_setting_t *list, const config_setting_t *e)
 {
   return config_setting_source_line (e) > 0 ? e : list;
 }
@@ -66,7 +66,7 @@ replace_list (BwshBindList *field, BwshBindList *value)
 }
 
 void
-bind_list_clearp (BwshBindList *l)
+policy_bind_list_clearp (BwshBindList *l)
 {
   bwsh_bind_list_clear (l);
 }
@@ -75,7 +75,7 @@ bind_list_clearp (BwshBindList *l)
 int
 bwsh_policy_key_paths (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int r;
 
   r = check_vector (c, s, name, "paths");
@@ -88,9 +88,9 @@ bwsh_policy_key_paths (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
       BwshSource from;
 
       if (config_setting_type (e) != CONFIG_TYPE_STRING)
-        return fail (c, located (s, e), -EINVAL, "\"%s\" entries must be strings (paths), not %s", name,
-                     type_name (e));
-      r = bwsh_policy_get_path (c, located (s, e), name, true, false, &v);
+        return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be strings (paths), not %s", name,
+                     policy_type_name (e));
+      r = bwsh_policy_get_path (c, policy_located (s, e), name, true, false, &v);
       if (r < 0)
         return r;
       elem_where (c, s, e, &from);
@@ -107,16 +107,16 @@ get_path_elem (Ctx *c, const config_setting_t *list, const config_setting_t *e, 
                char **ret)
 {
   if (config_setting_type (e) != CONFIG_TYPE_STRING)
-    return fail (c, located (list, e), -EINVAL,
-                 "\"%s\" entries must be paths or { src; dst; } groups, not %s", name, type_name (e));
-  return bwsh_policy_get_path (c, located (list, e), name, true, true, ret);
+    return policy_fail (c, policy_located (list, e), -EINVAL,
+                 "\"%s\" entries must be paths or { src; dst; } groups, not %s", name, policy_type_name (e));
+  return bwsh_policy_get_path (c, policy_located (list, e), name, true, true, ret);
 }
 
 /* A list of binds: "PATH" or { src = "PATH"; dst = "PATH"; }. */
 int
 bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int r;
 
   r = check_vector (c, s, name, "paths or { src; dst; } groups");
@@ -142,11 +142,11 @@ bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
               else if (strcmp (mn, "dst") == 0)
                 de = m;
               else
-                return fail (c, m, -EINVAL, "unknown setting \"%s.%s\" (a bind has only src and dst)", name,
+                return policy_fail (c, m, -EINVAL, "unknown setting \"%s.%s\" (a bind has only src and dst)", name,
                              mn);
             }
           if (se == NULL)
-            return fail (c, e, -EINVAL, "\"%s\": a { } entry needs \"src\"", name);
+            return policy_fail (c, e, -EINVAL, "\"%s\": a { } entry needs \"src\"", name);
           r = get_path_elem (c, e, se, name, &src);
           if (r < 0)
             return r;
@@ -186,7 +186,7 @@ env_name_ok (const char *s)
 /* User and group names come from NSS (LDAP and AD allow spaces and more);
  * refuse only what no NSS name can hold. */
 bool
-account_name_ok (const char *s)
+policy_account_name_ok (const char *s)
 {
   size_t n = strlen (s);
 
@@ -219,19 +219,19 @@ service_name_ok (const char *s)
 }
 
 int
-get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what,
+policy_get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what,
            const char *plural, bool scalar_ok, BwshBindList *ret)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int n, r;
 
   if (scalar_ok && config_setting_type (s) == CONFIG_TYPE_STRING)
     n = 1;
   else
     {
-      if (scalar_ok && !is_vector (s))
-        return fail (c, s, -EINVAL, "\"%s\" must be %s or a list of %s, not %s", name, what, plural,
-                     type_name (s));
+      if (scalar_ok && !policy_is_vector (s))
+        return policy_fail (c, s, -EINVAL, "\"%s\" must be %s or a list of %s, not %s", name, what, plural,
+                     policy_type_name (s));
       r = check_vector (c, s, name, plural);
       if (r < 0)
         return r;
@@ -239,18 +239,18 @@ get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, co
     }
   for (int i = 0; i < n; i++)
     {
-      const config_setting_t *e = is_vector (s) ? config_setting_get_elem (s, (unsigned) i) : s;
+      const config_setting_t *e = policy_is_vector (s) ? config_setting_get_elem (s, (unsigned) i) : s;
       const char *v;
       BwshSource from;
 
       if (config_setting_type (e) != CONFIG_TYPE_STRING)
-        return fail (c, located (s, e), -EINVAL, "\"%s\" entries must be strings, not %s", name,
-                     type_name (e));
+        return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be strings, not %s", name,
+                     policy_type_name (e));
       v = config_setting_get_string (e);
       if (!ok (v))
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (v);
-          return fail (c, located (s, e), -EINVAL, "\"%s\": \"%s\" is not %s", name, esc != NULL ? esc : "?",
+          return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\": \"%s\" is not %s", name, esc != NULL ? esc : "?",
                        what);
         }
       elem_where (c, s, e, &from);
@@ -266,8 +266,8 @@ get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, co
 int
 bwsh_policy_key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
-  int r = get_names (c, s, name, env_name_ok, "a variable name or a prefix glob such as \"LC_*\"",
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
+  int r = policy_get_names (c, s, name, env_name_ok, "a variable name or a prefix glob such as \"LC_*\"",
                      "variable names", false, &l);
   if (r < 0)
     return r;
@@ -278,8 +278,8 @@ bwsh_policy_key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const cha
 int
 bwsh_policy_key_accounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
-  int r = get_names (c, s, name, account_name_ok, "a user or group name", "names", false, &l);
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
+  int r = policy_get_names (c, s, name, policy_account_name_ok, "a user or group name", "names", false, &l);
   if (r < 0)
     return r;
   replace_list (FIELD (p, k->off, BwshBindList), &l);
@@ -289,8 +289,8 @@ bwsh_policy_key_accounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
 int
 bwsh_policy_key_services (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
-  int r = get_names (c, s, name, service_name_ok, "a PAM service name", "PAM service names", false,
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
+  int r = policy_get_names (c, s, name, service_name_ok, "a PAM service name", "PAM service names", false,
                      &l);
   if (r < 0)
     return r;
@@ -302,7 +302,7 @@ bwsh_policy_key_services (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
 int
 bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  _cleanup_ (bind_list_clearp) BwshBindList l = { 0 };
+  _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   bool *set = FIELD (p, (size_t) k->aux, bool);
   int r;
 
@@ -312,9 +312,9 @@ bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
       *set = false;
       return 0;
     }
-  if (!is_vector (s))
-    return fail (c, s, -EINVAL, "\"%s\" must be a list of port numbers or \"any\", not %s", name,
-                 type_name (s));
+  if (!policy_is_vector (s))
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a list of port numbers or \"any\", not %s", name,
+                 policy_type_name (s));
   r = check_vector (c, s, name, "port numbers");
   if (r < 0)
     return r;
@@ -326,11 +326,11 @@ bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
       BwshSource from;
 
       if (!bwsh_policy_is_int (e))
-        return fail (c, located (s, e), -EINVAL, "\"%s\" entries must be port numbers, not %s", name,
-                     type_name (e));
+        return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be port numbers, not %s", name,
+                     policy_type_name (e));
       v = config_setting_get_int64 (e);
       if (v < 1 || v > 65535)
-        return fail (c, located (s, e), -ERANGE, "\"%s\": port %lld is not between 1 and 65535", name, v);
+        return policy_fail (c, policy_located (s, e), -ERANGE, "\"%s\": port %lld is not between 1 and 65535", name, v);
       snprintf (buf, sizeof buf, "%lld", v);
       elem_where (c, s, e, &from);
       r = bwsh_bind_list_add (&l, buf, NULL, &from);

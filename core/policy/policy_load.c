@@ -69,7 +69,7 @@ static void
 docs_clear (Docs *d)
 {
   for (size_t i = 0; i < d->n; i++)
-    doc_free (d->v[i]);
+    policy_doc_free (d->v[i]);
   free (d->v);
   *d = (Docs) { 0 };
 }
@@ -81,23 +81,23 @@ load_one (Docs *docs, const char *path, const char *dir, BwshPolicy *p, bool *re
           BwshError *err)
 {
   _cleanup_free_ char *data = NULL;
-  _cleanup_ (doc_freep) PolicyDoc *doc = NULL;
+  _cleanup_ (policy_doc_freep) PolicyDoc *doc = NULL;
   PolicyDoc **v;
   int r;
 
   *ret_missing = false;
-  r = read_policy_file (path, &data, err);
+  r = policy_read_file (path, &data, err);
   if (r == -ENOENT)
     *ret_missing = true;
   if (r < 0)
     return r;
-  r = record_file (&p->files, path);
+  r = policy_record_file (&p->files, path);
   if (r < 0)
     return r;
-  r = doc_new (path, dir, &doc);
+  r = policy_doc_new (path, dir, &doc);
   if (r < 0)
     return r;
-  r = doc_parse (doc, data, &p->files, err);
+  r = policy_doc_parse (doc, data, &p->files, err);
   if (r < 0)
     return r;
   v = reallocarray (docs->v, docs->n + 1, sizeof *v);
@@ -230,7 +230,7 @@ bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, Bw
   r = load_dropins (&docs, confd, p, err);
   if (r < 0)
     goto out;
-  r = apply_docs (docs.v, docs.n, p, id, err);
+  r = policy_apply_docs (docs.v, docs.n, p, id, err);
   if (r < 0)
     goto out;
   *ret = steal_pointer (&p);

@@ -52,24 +52,24 @@ match_list (Ctx *c, const config_setting_t *root, const config_setting_t **ret, 
   *ret_n = 0;
   if (m == NULL)
     return 0;
-  if (!is_vector (m))
-    return fail (c, m, -EINVAL, "\"match\" must be a list of blocks ( { user = \"...\"; ... }, ... ), not %s",
-                 type_name (m));
+  if (!policy_is_vector (m))
+    return policy_fail (c, m, -EINVAL, "\"match\" must be a list of blocks ( { user = \"...\"; ... }, ... ), not %s",
+                 policy_type_name (m));
   n = config_setting_length (m);
   if (n > MATCH_BLOCKS_MAX)
-    return fail (c, m, -E2BIG, "\"match\" has more than %d blocks", MATCH_BLOCKS_MAX);
+    return policy_fail (c, m, -E2BIG, "\"match\" has more than %d blocks", MATCH_BLOCKS_MAX);
   for (int i = 0; i < n; i++)
     {
       const config_setting_t *b = config_setting_get_elem (m, (unsigned) i);
       const config_setting_t *u, *g;
 
       if (!config_setting_is_group (b))
-        return fail (c, located (m, b), -EINVAL, "\"match\" entries must be blocks { ... }, not %s",
-                     type_name (b));
+        return policy_fail (c, policy_located (m, b), -EINVAL, "\"match\" entries must be blocks { ... }, not %s",
+                     policy_type_name (b));
       u = config_setting_get_member (b, "user");
       g = config_setting_get_member (b, "group");
       if ((u == NULL) == (g == NULL))
-        return fail (c, b, -EINVAL, "a \"match\" block needs exactly one of \"user\" or \"group\"");
+        return policy_fail (c, b, -EINVAL, "a \"match\" block needs exactly one of \"user\" or \"group\"");
     }
   *ret_n = n;
   return 0;
@@ -90,7 +90,7 @@ apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *
     {
       const config_setting_t *b = config_setting_get_elem (m, (unsigned) i);
       const config_setting_t *who = config_setting_get_member (b, sel);
-      _cleanup_ (bind_list_clearp) BwshBindList names = { 0 };
+      _cleanup_ (policy_bind_list_clearp) BwshBindList names = { 0 };
       bool fits = false;
       char full[16];
 
@@ -101,7 +101,7 @@ apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *
       if (phase == PHASE_GROUP && id != NULL && (r = bwsh_identity_load_groups (id, c->err)) < 0)
         return r;
       snprintf (full, sizeof full, "match.%s", sel);
-      r = get_names (c, who, full, account_name_ok,
+      r = policy_get_names (c, who, full, policy_account_name_ok,
                      phase == PHASE_USER ? "a user name" : "a group name",
                      phase == PHASE_USER ? "user names" : "group names", true, &names);
       if (r < 0)
@@ -118,7 +118,7 @@ apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *
        * policy: an error must not wait for the one user it concerns. */
       if (!fits && *scratch == NULL && (r = bwsh_policy_new_defaults (scratch)) < 0)
         return r;
-      r = apply_settings (c, fits ? p : *scratch, b, root_keys, NULL, SCOPE_MATCH);
+      r = policy_apply_settings (c, fits ? p : *scratch, b, policy_root_keys, NULL, SCOPE_MATCH);
       if (r < 0)
         return r;
     }
@@ -136,7 +136,7 @@ apply_phase (PolicyDoc *d, BwshPolicy *p, BwshPolicy **scratch, const BwshIdenti
       const config_setting_t *m;
       int n, r;
 
-      r = apply_settings (&c, p, config_root_setting (&d->cfg), root_keys, NULL, SCOPE_ROOT);
+      r = policy_apply_settings (&c, p, config_root_setting (&d->cfg), policy_root_keys, NULL, SCOPE_ROOT);
       if (r < 0)
         return r;
       return match_list (&c, config_root_setting (&d->cfg), &m, &n);
@@ -166,7 +166,7 @@ resolve_subject (BwshPolicy *p, const BwshIdentity *id, BwshError *err)
 
 /* Apply parsed documents in precedence order (see the top of this file). */
 int
-apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err)
+policy_apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err)
 {
   _cleanup_ (policy_freep) BwshPolicy *scratch = NULL;
   static const Phase phases[] = { PHASE_GLOBAL, PHASE_GROUP, PHASE_USER };
@@ -194,7 +194,7 @@ bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename, 
                           const BwshIdentity *id, BwshError *err)
 {
   _cleanup_ (policy_freep) BwshPolicy *work = NULL;
-  _cleanup_ (doc_freep) PolicyDoc *doc = NULL;
+  _cleanup_ (policy_doc_freep) PolicyDoc *doc = NULL;
   int r;
 
   if (p == NULL || buf == NULL)
@@ -203,13 +203,13 @@ bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename, 
   r = policy_dup (p, &work);
   if (r < 0)
     return r;
-  r = doc_new (filename, dir, &doc);
+  r = policy_doc_new (filename, dir, &doc);
   if (r < 0)
     return r;
-  r = doc_parse (doc, buf, &work->files, err);
+  r = policy_doc_parse (doc, buf, &work->files, err);
   if (r < 0)
     return r;
-  r = apply_docs (&doc, 1, work, id, err);
+  r = policy_apply_docs (&doc, 1, work, id, err);
   if (r < 0)
     return r;
   swap_policy (p, work);

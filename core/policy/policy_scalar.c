@@ -3,7 +3,7 @@
  * The policy: the settings that hold one value: booleans, paths and
  * templates, a choice among names, sizes, counts and rlimits.
  *
- * Their parsers are named in the schema, root_keys in policy.c.
+ * Their parsers are named in the schema, policy_root_keys in policy.c.
  */
 #include "config.h"
 
@@ -39,7 +39,7 @@ int
 bwsh_policy_key_bool (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
   if (config_setting_type (s) != CONFIG_TYPE_BOOL)
-    return fail (c, s, -EINVAL, "\"%s\" must be true or false, not %s", name, type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be true or false, not %s", name, policy_type_name (s));
   *FIELD (p, k->off, bool) = config_setting_get_bool (s);
   return 0;
 }
@@ -135,7 +135,7 @@ get_enum (Ctx *c, const config_setting_t *s, const char *name, const EnumName *n
       snprintf (choices + len, sizeof choices - len, "%s\"%s\"",
                 i == 0 ? "" : i + 1 == n ? (n == 2 ? " or " : ", or ") : ", ", names[i].name);
     }
-  return fail (c, s, -EINVAL, "\"%s\" must be %s", name, choices);
+  return policy_fail (c, s, -EINVAL, "\"%s\" must be %s", name, choices);
 }
 
 int
@@ -293,7 +293,7 @@ bwsh_policy_key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, con
     return r;
   why = bwsh_state_dir_refusal (NULL, 0, CHECK_HOME, NULL, expanded);
   if (why != NULL)
-    return fail (c, s, -EPERM, "\"%s\": \"%s\" %s", name, v, why);
+    return policy_fail (c, s, -EPERM, "\"%s\": \"%s\" %s", name, v, why);
   return set_string (FIELD (p, k->off, char *), steal_pointer (&v));
 }
 
@@ -372,25 +372,25 @@ bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const ch
     {
       long long ll = config_setting_get_int64 (s);
       if (ll < 0)
-        return fail (c, s, -EINVAL, "\"%s\" must not be negative", name);
+        return policy_fail (c, s, -EINVAL, "\"%s\" must not be negative", name);
       v = (uint64_t) ll;
     }
   else if (config_setting_type (s) == CONFIG_TYPE_STRING)
     {
       int r = parse_size (config_setting_get_string (s), &v);
       if (r == -ERANGE)
-        return fail (c, s, -ERANGE, "\"%s\" is too large", name);
+        return policy_fail (c, s, -ERANGE, "\"%s\" is too large", name);
       if (r < 0)
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (config_setting_get_string (s));
-          return fail (c, s, -EINVAL,
+          return policy_fail (c, s, -EINVAL,
                        "\"%s\" must be a number of bytes with an optional K, M or G suffix, not \"%s\"",
                        name, esc != NULL ? esc : "?");
         }
     }
   else
-    return fail (c, s, -EINVAL, "\"%s\" must be an integer or a string such as \"64M\", not %s", name,
-                 type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be an integer or a string such as \"64M\", not %s", name,
+                 policy_type_name (s));
   *FIELD (p, k->off, uint64_t) = v;
   return 0;
 }
@@ -404,7 +404,7 @@ bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
 
   (void) k;
   if (config_setting_type (s) != CONFIG_TYPE_STRING)
-    return fail (c, s, -EINVAL, "\"%s\" must be a string, not %s", name, type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a string, not %s", name, policy_type_name (s));
   v = config_setting_get_string (s);
   n = strlen (v);
   /* "" keeps bwrap's own (the uts namespace is new either way). */
@@ -416,7 +416,7 @@ bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
       if (!ok)
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (v);
-          return fail (c, s, -EINVAL,
+          return policy_fail (c, s, -EINVAL,
                        "\"%s\" must be 1 to 63 letters, digits or '-', not starting with '-': \"%s\"",
                        name, esc != NULL ? esc : "?");
         }
@@ -434,10 +434,10 @@ bwsh_policy_key_max_mounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, co
 
   (void) k;
   if (!bwsh_policy_is_int (s))
-    return fail (c, s, -EINVAL, "\"%s\" must be an integer, not %s", name, type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be an integer, not %s", name, policy_type_name (s));
   v = config_setting_get_int64 (s);
   if (v < 1 || v > BWSH_ENTRIES_MAX)
-    return fail (c, s, -ERANGE, "\"%s\" must be between 1 and %d", name, BWSH_ENTRIES_MAX);
+    return policy_fail (c, s, -ERANGE, "\"%s\" must be between 1 and %d", name, BWSH_ENTRIES_MAX);
   p->max_mounts = (unsigned) v;
   return 0;
 }
@@ -450,10 +450,10 @@ bwsh_policy_key_max_sessions (Ctx *c, BwshPolicy *p, const config_setting_t *s, 
 
   (void) k;
   if (!bwsh_policy_is_int (s))
-    return fail (c, s, -EINVAL, "\"%s\" must be an integer, not %s", name, type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be an integer, not %s", name, policy_type_name (s));
   v = config_setting_get_int64 (s);
   if (v < 0 || v > BWSH_MAX_SESSIONS_MAX)
-    return fail (c, s, -ERANGE, "\"%s\" must be between 0 (no limit) and %d", name, BWSH_MAX_SESSIONS_MAX);
+    return policy_fail (c, s, -ERANGE, "\"%s\" must be between 0 (no limit) and %d", name, BWSH_MAX_SESSIONS_MAX);
   p->max_sessions = (unsigned) v;
   return 0;
 }
@@ -467,7 +467,7 @@ bwsh_policy_key_rlimit (Ctx *c, BwshPolicy *p, const config_setting_t *s, const 
     {
       long long ll = config_setting_get_int64 (s);
       if (ll < k->aux)
-        return fail (c, s, -ERANGE, "\"%s\" must be at least %lld", name, k->aux);
+        return policy_fail (c, s, -ERANGE, "\"%s\" must be at least %lld", name, k->aux);
       v = (int64_t) ll;
     }
   else if (config_setting_type (s) == CONFIG_TYPE_STRING
@@ -477,7 +477,7 @@ bwsh_policy_key_rlimit (Ctx *c, BwshPolicy *p, const config_setting_t *s, const 
            && strcmp (config_setting_get_string (s), "inherit") == 0)
     v = BWSH_RLIMIT_UNSET;
   else
-    return fail (c, s, -EINVAL, "\"%s\" must be an integer, \"unlimited\" or \"inherit\"", name);
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be an integer, \"unlimited\" or \"inherit\"", name);
   *FIELD (p, k->off, int64_t) = v;
   return 0;
 }

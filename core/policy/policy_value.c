@@ -37,13 +37,13 @@ bwsh_policy_where (Ctx *c, const config_setting_t *s, BwshSource *ret)
   char *file;
   int line;
 
-  file = doc_locate (c->doc, config_setting_source_file (s), (int) config_setting_source_line (s),
+  file = policy_doc_locate (c->doc, config_setting_source_file (s), (int) config_setting_source_line (s),
                      &line);
   *ret = (BwshSource) { .origin = BWSH_ORIGIN_POLICY, .file = file, .line = line };
 }
 
 int
-fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
+policy_fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
 {
   char msg[BWSH_MESSAGE_MAX];
   BwshSource at;
@@ -57,7 +57,7 @@ fail (Ctx *c, const config_setting_t *s, int r, const char *fmt, ...)
 }
 
 const char *
-type_name (const config_setting_t *s)
+policy_type_name (const config_setting_t *s)
 {
   switch (config_setting_type (s))
     {
@@ -88,7 +88,7 @@ bwsh_policy_is_int (const config_setting_t *s)
 }
 
 bool
-is_vector (const config_setting_t *s)
+policy_is_vector (const config_setting_t *s)
 {
   return config_setting_type (s) == CONFIG_TYPE_ARRAY || config_setting_type (s) == CONFIG_TYPE_LIST;
 }
@@ -159,7 +159,7 @@ bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool 
   int r;
 
   if (config_setting_type (s) != CONFIG_TYPE_STRING)
-    return fail (c, s, -EINVAL, "\"%s\" must be a string (a path), not %s", name, type_name (s));
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a string (a path), not %s", name, policy_type_name (s));
   v = config_setting_get_string (s);
   r = canon_path (v, allow_home, &canon, &why);
   if (r == -ENOMEM)
@@ -167,7 +167,7 @@ bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool 
   if (r < 0)
     {
       esc = bwsh_policy_escaped (v);
-      return fail (c, s, -EINVAL, "\"%s\": %s: \"%s\"", name, why, esc != NULL ? esc : "?");
+      return policy_fail (c, s, -EINVAL, "\"%s\": %s: \"%s\"", name, why, esc != NULL ? esc : "?");
     }
   if (forbid)
     {
@@ -175,7 +175,7 @@ bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool 
       if (r < 0)
         return r;
       if (bwsh_path_is_forbidden (expanded))
-        return fail (c, s, -EPERM, "\"%s\": \"%s\" is forbidden (/, /proc, /dev, /sys and below)", name,
+        return policy_fail (c, s, -EPERM, "\"%s\": \"%s\" is forbidden (/, /proc, /dev, /sys and below)", name,
                      canon);
     }
   *ret = steal_pointer (&canon);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* bwsh core: launcher (launch.c, path.c). */
+/* bwsh core: launcher (launch.c). */
 #pragma once
 
 #include <stdbool.h>

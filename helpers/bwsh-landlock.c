@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bwsh-landlock: the last step of a recorded session's launch (record =
- * "tty", core/record.c).
+ * "tty", core/launch/record.c).
  *
  *   bwsh-landlock FD PROGRAM [ARG...]
  *

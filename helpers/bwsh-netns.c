@@ -16,7 +16,7 @@
  *    │
  *    └─exec─► bwrap (monitor) ──clone──► sandbox pid 1 ──► shell
  *
- * bwsh (core/launch.c) spawns the helper just before it execs bwrap, so the
+ * bwsh (core/launch/launch.c) spawns the helper just before it execs bwrap, so the
  * helper becomes a child of bwrap's monitor process; bwsh itself stays what
  * the design asks, bwrap's cost plus one exec.  bwrap tells the helper the
  * sandbox's pid on --info-fd (fd N) as soon as it has cloned it, then builds

@@ -10,7 +10,7 @@
 #include <sys/types.h>
 
 /* The variables that act on bwsh, bwrap or a shell before the sandbox
- * exists (core/scrub.c): a fnmatch() pattern and one name it matches. */
+ * exists (core/base/scrub.c): a fnmatch() pattern and one name it matches. */
 typedef struct BwshScrubEntry
 {
   const char *pattern;

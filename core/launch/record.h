@@ -14,7 +14,7 @@
 #include "plan.h"
 #include "render.h"
 
-/* What record = "tty" or "required" does for one session (core/record.c). */
+/* What record = "tty" or "required" does for one session (core/launch/record.c). */
 typedef enum
 {
   BWSH_RECORDING_OFF = 0,     /* record = "off" */

@@ -125,7 +125,7 @@ rule_ceilings (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 }
 
 /* An overlay source shows no host IPC, no other user's data and not the
- * policy itself (core/rules.c). */
+ * policy itself (core/policy/rules.c). */
 static const char *
 rule_overlay_source (const Ctx *c, const MergeArg *a, char *buf, size_t size)
 {

@@ -40,7 +40,7 @@ typedef enum
 } BwshNetEngine;
 
 /* record: interactive sessions recorded with tlog-rec, outside the sandbox
- * (core/record.c). */
+ * (core/launch/record.c). */
 typedef enum
 {
   BWSH_RECORD_OFF = 0,  /* nothing recorded */

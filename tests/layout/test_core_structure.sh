@@ -63,7 +63,7 @@ pattern=$(printf '%s\n' "$session_fns" | paste -sd '|')
 for f in $files; do
   case $f in "$src/core/session/session.c" | *.h) continue ;; esac
   if grep -Enw "($pattern) \(" "$f" >&2; then
-    echo "FAIL: ${f#"$src"/} calls into core/session.c, the orchestrator on top of core/" >&2
+    echo "FAIL: ${f#"$src"/} calls into core/session/session.c, the orchestrator on top of core/" >&2
     fail=1
   fi
 done
@@ -126,7 +126,7 @@ pass == 2 {
 
 # Control: the one call every session makes is found.
 if ! grep -q '^session plan ' "$tmp/edges"; then
-  echo "FAIL: the call pattern does not find core/session.c calling core/plan/" >&2
+  echo "FAIL: the call pattern does not find core/session/session.c calling core/plan/" >&2
   exit 1
 fi
 if ! cut -d' ' -f1,2 "$tmp/edges" | tsort >/dev/null 2>"$tmp/loop"; then

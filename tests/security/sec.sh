@@ -54,7 +54,7 @@ sec_policy()
 }
 
 # The policy FILE in place of the fixture's, and no last good copy: a clean
-# load by pam_bwsh in another test may have kept one (core/lkg.h), and then
+# load by pam_bwsh in another test may have kept one (core/session/lkg.h), and then
 # it would decide the session instead of FILE's error (the fleet's fallback,
 # tests/audit/test_policy_fallback.sh); here the error itself must decide.
 sec_bind_policy()

@@ -247,7 +247,7 @@ ssh_hold()
   return 1
 }
 
-# ssh_lkg_key: the name of $SSH_POLICY's last good copy (core/lkg.h).
+# ssh_lkg_key: the name of $SSH_POLICY's last good copy (core/session/lkg.h).
 # ssh_lkg_remove: forget that copy, so that a policy that cannot be used
 # decides by its error alone.
 ssh_lkg_key()

@@ -96,7 +96,7 @@ assert_refused_on_stderr "strict policy: 1 configuration entry was refused"
 grep -q '^bwsh: .*strict policy: 1 configuration entry was refused$' <<<"$IT_ERR" || it_fail "not one bwsh: line"
 
 it_check "a policy that cannot be used: on stderr, exit 255"
-# With no last good copy (core/lkg.h): the last clean policy, strict,
+# With no last good copy (core/session/lkg.h): the last clean policy, strict,
 # would decide instead, and refuse with its own reason.
 ssh_lkg_remove
 printf 'max_sessions = ;\n' >"$SSH_POLICY"

@@ -2,7 +2,7 @@
 # A login storm (#27): 100 ssh sessions of one user started at once all
 # run, sandboxed, and leave no process and no registry entry behind; with
 # max_sessions = 3, a storm of 20 concurrent logins admits exactly 3
-# (pam_bwsh registers and counts under the registry's lock, core/registry.c).
+# (pam_bwsh registers and counts under the registry's lock, core/session/registry.c).
 # Counts only: the time is printed, never asserted.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091

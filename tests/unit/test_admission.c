@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/admission.c: subject, service, shell, lock, max_sessions, in that
+ * core/session/admission.c: subject, service, shell, lock, max_sessions, in that
  * order, the same for pam_bwsh and bwsh; and the registry's trust in the
  * entries bwsh writes as the user (an entry counts only for the uid that
  * owns the file and the process it names).

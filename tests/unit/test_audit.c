@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * core/audit.c and core/registry.c: what su and runuser will run (the audit
+ * core/session/audit.c and core/session/registry.c: what su and runuser will run (the audit
  * record must not call root's `su -s /bin/bash` a sandbox), the registry's
  * count-then-register under max_sessions and its pruning of sessions whose
  * process died without closing, lock files, the status file a session's

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * SHA-256 (core/digest.c) against the FIPS 180-4 / NIST example vectors and
+ * SHA-256 (core/launch/digest.c) against the FIPS 180-4 / NIST example vectors and
  * against coreutils' sha256sum on every padding boundary, then the plan
  * digest: equal plans hash equal, any change to what the sandbox does
  * changes the hash (an audit record that missed a change would be useless).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Lexical path rules (core/path.c), table-driven: every rule has at least one
+ * Lexical path rules (core/base/path.c), table-driven: every rule has at least one
  * input it accepts and one it refuses.  Nothing here touches the filesystem;
  * the same rules applied after resolving symlinks are in test_plan.c.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Validation and merge (core/plan.c): identity x policy x overlay -> mounts
+ * Validation and merge (core/plan/): identity x policy x overlay -> mounts
  * with verdicts, then bwsh_plan_resolve() on real files.  The identity is
  * built by hand with its home in a mkdtemp directory, so symlinks planted
  * there are resolved for real.  Every rule has an accepted and a refused

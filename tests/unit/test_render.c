@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Rendering (core/render.c): the plan as bwrap options, the --args blob, the
+ * Rendering (core/launch/render.c): the plan as bwrap options, the --args blob, the
  * inner command after "--", and shell quoting for display, checked against
  * a real /bin/sh.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Opening files a hostile user controls (core/safeopen.c), on real files in a
+ * Opening files a hostile user controls (core/base/safeopen.c), on real files in a
  * mkdtemp directory: symlinks, FIFOs, devices, hard links, bad modes, wrong
  * owners, oversized files, and symlinks swapped into a path.
  *

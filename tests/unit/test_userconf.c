@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The user overlay (core/userconf.c): the seed's JSON format parsed from
+ * The user overlay (core/policy/userconf.c): the seed's JSON format parsed from
  * memory, then loaded from real files that a hostile user shaped (symlink,
  * FIFO, directory, hard link, bad mode, wrong owner, oversized).
  *

@@ -19,8 +19,8 @@
  * the sandbox exits; pam_bwsh reads and removes it when the session closes.
  * No process waits for the session: bwrap writes what it already knows.
  * What the file says comes from the user's own bwrap: it is trusted as the
- * user's word, like bwsh's command event.  @dir NULL: BWSH_SESSIONS_DIR. */
-#define BWSH_STATUS_DIR_NAME "status"
+ * user's word, like bwsh's command event.  @dir NULL: BWSH_SESSIONS_DIR; the
+ * files are in its part BWSH_STATUS_DIR_NAME (registry.h). */
 #define BWSH_STATUS_FILE_MAX 4096 /* bwrap writes about 250 bytes per attempt */
 
 /* Root only: the empty file for @session_id, owned by @uid:@gid. */

@@ -38,7 +38,6 @@
 #include <jansson.h>
 
 #include "cleanup.h"
-#include "ended.h"
 #include "errors.h"
 #include "identity.h"
 #include "procstat.h"

@@ -50,6 +50,7 @@ int bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err);
 /* The part @name of the registry below @dirfd, root's with exactly @mode,
  * made by root when @make: "user" (01777) and "status" (0755). */
 int bwsh_registry_subdir (int dirfd, const char *name, mode_t mode, bool make, int *ret_fd);
+#define BWSH_STATUS_DIR_NAME "status" /* how sessions ended: ended.h */
 
 /* Every live entry, root's and those bwsh wrote as the user; entries whose
  * process is gone (or was reused) are removed on the way.  @dirfd from

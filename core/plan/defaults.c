@@ -68,7 +68,7 @@ add_run (Ctx *c)
       if (idx < 0)
         return (int) idx;
       return plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
-                         "policy run = \"host\": host sockets under /run stay connectable");
+                              "policy run = \"host\": host sockets under /run stay connectable");
     }
 
   idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, "/run", &plan_default_source);

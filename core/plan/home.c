@@ -481,5 +481,5 @@ plan_add_overlay_dir (Ctx *c)
   c->p->mounts[idx].exact_source = true;
   c->overlay_dir = steal_pointer (&dir);
   return plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
-                     "user_config_mode = \"editable\": the overlay, writable; read at the next login");
+                          "user_config_mode = \"editable\": the overlay, writable; read at the next login");
 }

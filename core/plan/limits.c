@@ -65,7 +65,7 @@ plan_coalesce (BwshPlan *p, size_t *ret_parent)
           if (q != NO_PARENT && shows_same (&p->mounts[q], m))
             {
               r = plan_set_reason (m, BWSH_VERDICT_COALESCED, "already visible through the bind of %s",
-                              p->mounts[q].dest);
+                                   p->mounts[q].dest);
               ret_parent[i] = q;
               continue;
             }
@@ -105,7 +105,7 @@ plan_enforce_mount_limit (BwshPlan *p, const size_t *parent)
       if (!orphan && ++accepted <= p->max_mounts)
         continue;
       int r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->dest, "the policy's limit of %u mounts is reached",
-                      p->max_mounts);
+                           p->max_mounts);
       if (r < 0)
         return r;
     }
@@ -203,7 +203,7 @@ plan_reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err)
     if (plan_parent_dropped (p, parent, i))
       {
         if (plan_set_reason (&p->mounts[i], BWSH_VERDICT_REFUSED,
-                        "left out: no file descriptor for it under the open file limit") < 0)
+                             "left out: no file descriptor for it under the open file limit") < 0)
           return -ENOMEM;
         p->n_refused++;
       }

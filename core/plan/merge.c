@@ -324,7 +324,7 @@ add_bind (Ctx *c, const BwshBindSpec *b, bool rw, const char *what_list)
       if (where == NULL)
         return -ENOMEM;
       r = plan_set_reason (old, BWSH_VERDICT_SHADOWED, "replaced by a %s bind on the same destination",
-                      bwsh_origin_to_string (m->from.origin));
+                           bwsh_origin_to_string (m->from.origin));
       if (r >= 0 && old->state)
         r = shadow_home_layer (c, "$HOME is replaced by a bind");
       if (r < 0)
@@ -368,7 +368,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
         if (m->from.origin != BWSH_ORIGIN_DEFAULT)
           continue;
         int r = plan_set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
-                            b->from.line);
+                                 b->from.line);
         if (r < 0)
           return r;
         found = true;
@@ -383,7 +383,7 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
         if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_real_home (c, m))
           continue;
         int r = plan_set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
-                            b->from.line);
+                                 b->from.line);
         if (r < 0)
           return r;
         found = true;

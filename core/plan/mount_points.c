@@ -82,7 +82,7 @@ plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMo
             }
           *ret_unopened = true;
           return plan_set_reason (m, BWSH_VERDICT_ACCEPTED,
-                             "state = \"persistent\": does not exist yet, a session creates it (0700)");
+                                  "state = \"persistent\": does not exist yet, a session creates it (0700)");
         }
     }
   resolved = realpath (m->src, NULL);
@@ -137,7 +137,7 @@ plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
         return plan_set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
     }
   return plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
-                 "the persistent state has an entry of another kind with this name, which shows instead");
+                      "the persistent state has an entry of another kind with this name, which shows instead");
 }
 
 /* Dry run: where @path, which bwsh would create under $HOME, would be.

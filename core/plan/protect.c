@@ -51,7 +51,7 @@ pin_ancestors (Ctx *c, const char *rw_dest, const char *q)
             return (int) idx;
           c->p->mounts[idx].create_dir = true;
           int r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
-                              "pinned: the way to a protected path cannot be renamed");
+                                   "pinned: the way to a protected path cannot be renamed");
           if (r < 0)
             return r;
         }
@@ -145,7 +145,7 @@ plan_add_protected (Ctx *c)
             {
               BwshMount *w = &c->p->mounts[rw_idx];
               r = plan_refuse (c->p, w, BWSH_VERDICT_REFUSED, w->src,
-                          "holds the protected path %s behind a symlink, which the session could replace", q);
+                               "holds the protected path %s behind a symlink, which the session could replace", q);
               if (r < 0)
                 return r;
               continue;

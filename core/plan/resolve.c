@@ -75,7 +75,7 @@ open_sources (BwshPlan *p, const size_t *parent, const bool *unopened, BwshResol
       if (plan_parent_dropped (p, parent, i))
         {
           r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "%s, which showed it, could not be bound",
-                      p->mounts[parent[i]].dest);
+                           p->mounts[parent[i]].dest);
           if (r < 0)
             return r;
           continue;
@@ -270,7 +270,7 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
           if (strcmp (resolved, m->src) != 0)
             {
               r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
-                              "(left read-only)", resolved);
+                                   "(left read-only)", resolved);
               if (r < 0)
                 goto out;
               continue;

@@ -261,7 +261,7 @@ const Key policy_root_keys[] = {
 
 int
 policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, const Key *keys,
-                const char *prefix, Scope scope)
+                       const char *prefix, Scope scope)
 {
   for (int i = 0; i < config_setting_length (group); i++)
     {

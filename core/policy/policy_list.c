@@ -89,7 +89,7 @@ bwsh_policy_key_paths (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
 
       if (config_setting_type (e) != CONFIG_TYPE_STRING)
         return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be strings (paths), not %s", name,
-                     policy_type_name (e));
+                            policy_type_name (e));
       r = bwsh_policy_get_path (c, policy_located (s, e), name, true, false, &v);
       if (r < 0)
         return r;
@@ -108,7 +108,7 @@ get_path_elem (Ctx *c, const config_setting_t *list, const config_setting_t *e, 
 {
   if (config_setting_type (e) != CONFIG_TYPE_STRING)
     return policy_fail (c, policy_located (list, e), -EINVAL,
-                 "\"%s\" entries must be paths or { src; dst; } groups, not %s", name, policy_type_name (e));
+                        "\"%s\" entries must be paths or { src; dst; } groups, not %s", name, policy_type_name (e));
   return bwsh_policy_get_path (c, policy_located (list, e), name, true, true, ret);
 }
 
@@ -143,7 +143,7 @@ bwsh_policy_key_binds (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
                 de = m;
               else
                 return policy_fail (c, m, -EINVAL, "unknown setting \"%s.%s\" (a bind has only src and dst)", name,
-                             mn);
+                                    mn);
             }
           if (se == NULL)
             return policy_fail (c, e, -EINVAL, "\"%s\": a { } entry needs \"src\"", name);
@@ -220,7 +220,7 @@ service_name_ok (const char *s)
 
 int
 policy_get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck ok, const char *what,
-           const char *plural, bool scalar_ok, BwshBindList *ret)
+                  const char *plural, bool scalar_ok, BwshBindList *ret)
 {
   _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int n, r;
@@ -231,7 +231,7 @@ policy_get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck
     {
       if (scalar_ok && !policy_is_vector (s))
         return policy_fail (c, s, -EINVAL, "\"%s\" must be %s or a list of %s, not %s", name, what, plural,
-                     policy_type_name (s));
+                            policy_type_name (s));
       r = check_vector (c, s, name, plural);
       if (r < 0)
         return r;
@@ -245,13 +245,13 @@ policy_get_names (Ctx *c, const config_setting_t *s, const char *name, NameCheck
 
       if (config_setting_type (e) != CONFIG_TYPE_STRING)
         return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be strings, not %s", name,
-                     policy_type_name (e));
+                            policy_type_name (e));
       v = config_setting_get_string (e);
       if (!ok (v))
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (v);
           return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\": \"%s\" is not %s", name, esc != NULL ? esc : "?",
-                       what);
+                              what);
         }
       elem_where (c, s, e, &from);
       r = bwsh_bind_list_add (&l, v, NULL, &from);
@@ -268,7 +268,7 @@ bwsh_policy_key_env (Ctx *c, BwshPolicy *p, const config_setting_t *s, const cha
 {
   _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int r = policy_get_names (c, s, name, env_name_ok, "a variable name or a prefix glob such as \"LC_*\"",
-                     "variable names", false, &l);
+                            "variable names", false, &l);
   if (r < 0)
     return r;
   replace_list (FIELD (p, k->off, BwshBindList), &l);
@@ -291,7 +291,7 @@ bwsh_policy_key_services (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
 {
   _cleanup_ (policy_bind_list_clearp) BwshBindList l = { 0 };
   int r = policy_get_names (c, s, name, service_name_ok, "a PAM service name", "PAM service names", false,
-                     &l);
+                            &l);
   if (r < 0)
     return r;
   replace_list (FIELD (p, k->off, BwshBindList), &l);
@@ -314,7 +314,7 @@ bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
     }
   if (!policy_is_vector (s))
     return policy_fail (c, s, -EINVAL, "\"%s\" must be a list of port numbers or \"any\", not %s", name,
-                 policy_type_name (s));
+                        policy_type_name (s));
   r = check_vector (c, s, name, "port numbers");
   if (r < 0)
     return r;
@@ -327,7 +327,7 @@ bwsh_policy_key_ports (Ctx *c, BwshPolicy *p, const config_setting_t *s, const c
 
       if (!bwsh_policy_is_int (e))
         return policy_fail (c, policy_located (s, e), -EINVAL, "\"%s\" entries must be port numbers, not %s", name,
-                     policy_type_name (e));
+                            policy_type_name (e));
       v = config_setting_get_int64 (e);
       if (v < 1 || v > 65535)
         return policy_fail (c, policy_located (s, e), -ERANGE, "\"%s\": port %lld is not between 1 and 65535", name, v);

@@ -54,7 +54,7 @@ match_list (Ctx *c, const config_setting_t *root, const config_setting_t **ret, 
     return 0;
   if (!policy_is_vector (m))
     return policy_fail (c, m, -EINVAL, "\"match\" must be a list of blocks ( { user = \"...\"; ... }, ... ), not %s",
-                 policy_type_name (m));
+                        policy_type_name (m));
   n = config_setting_length (m);
   if (n > MATCH_BLOCKS_MAX)
     return policy_fail (c, m, -E2BIG, "\"match\" has more than %d blocks", MATCH_BLOCKS_MAX);
@@ -65,7 +65,7 @@ match_list (Ctx *c, const config_setting_t *root, const config_setting_t **ret, 
 
       if (!config_setting_is_group (b))
         return policy_fail (c, policy_located (m, b), -EINVAL, "\"match\" entries must be blocks { ... }, not %s",
-                     policy_type_name (b));
+                            policy_type_name (b));
       u = config_setting_get_member (b, "user");
       g = config_setting_get_member (b, "group");
       if ((u == NULL) == (g == NULL))
@@ -102,8 +102,8 @@ apply_matches (Ctx *c, BwshPolicy *p, BwshPolicy **scratch, const BwshIdentity *
         return r;
       snprintf (full, sizeof full, "match.%s", sel);
       r = policy_get_names (c, who, full, policy_account_name_ok,
-                     phase == PHASE_USER ? "a user name" : "a group name",
-                     phase == PHASE_USER ? "user names" : "group names", true, &names);
+                            phase == PHASE_USER ? "a user name" : "a group name",
+                            phase == PHASE_USER ? "user names" : "group names", true, &names);
       if (r < 0)
         return r;
       for (size_t j = 0; j < names.n; j++)

@@ -384,13 +384,13 @@ bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const ch
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (config_setting_get_string (s));
           return policy_fail (c, s, -EINVAL,
-                       "\"%s\" must be a number of bytes with an optional K, M or G suffix, not \"%s\"",
-                       name, esc != NULL ? esc : "?");
+                              "\"%s\" must be a number of bytes with an optional K, M or G suffix, not \"%s\"",
+                              name, esc != NULL ? esc : "?");
         }
     }
   else
     return policy_fail (c, s, -EINVAL, "\"%s\" must be an integer or a string such as \"64M\", not %s", name,
-                 policy_type_name (s));
+                        policy_type_name (s));
   *FIELD (p, k->off, uint64_t) = v;
   return 0;
 }
@@ -417,8 +417,8 @@ bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
         {
           _cleanup_free_ char *esc = bwsh_policy_escaped (v);
           return policy_fail (c, s, -EINVAL,
-                       "\"%s\" must be 1 to 63 letters, digits or '-', not starting with '-': \"%s\"",
-                       name, esc != NULL ? esc : "?");
+                              "\"%s\" must be 1 to 63 letters, digits or '-', not starting with '-': \"%s\"",
+                              name, esc != NULL ? esc : "?");
         }
       copy = strdup (v);
       if (copy == NULL)

@@ -38,7 +38,7 @@ bwsh_policy_where (Ctx *c, const config_setting_t *s, BwshSource *ret)
   int line;
 
   file = policy_doc_locate (c->doc, config_setting_source_file (s), (int) config_setting_source_line (s),
-                     &line);
+                            &line);
   *ret = (BwshSource) { .origin = BWSH_ORIGIN_POLICY, .file = file, .line = line };
 }
 
@@ -176,7 +176,7 @@ bwsh_policy_get_path (Ctx *c, const config_setting_t *s, const char *name, bool 
         return r;
       if (bwsh_path_is_forbidden (expanded))
         return policy_fail (c, s, -EPERM, "\"%s\": \"%s\" is forbidden (/, /proc, /dev, /sys and below)", name,
-                     canon);
+                            canon);
     }
   *ret = steal_pointer (&canon);
   return 0;

@@ -35,11 +35,17 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
   if (r < 0 || bwsh_path_is_forbidden (def))
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid project directory \"%s\" in the policy",
                            c->pol->project_dir);
+  if ((c->p->default_project_dir = strdup (def)) == NULL)
+    return -ENOMEM;
+  c->p->users_choose_project_dir = bwsh_policy_reads_overlay (c->pol) && c->pol->user_may_choose_project;
 
   if (uc != NULL && uc->project_dir != NULL)
     {
       _cleanup_free_ char *where = format_from (&uc->project_dir_from);
       const char *why = NULL;
+      char buf[BWSH_MESSAGE_MAX];
+      BwshError e = { 0 };
+      bool would_create = false;
 
       if (where == NULL)
         return -ENOMEM;
@@ -56,9 +62,24 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
       else if (strstr (mine + strlen (c->id->home), "/.") != NULL)
         why = "the project directory must not be hidden: programs outside the sandbox read what lies under "
               "a name that starts with \".\"";
+      else if (bwsh_path_depth (mine) > bwsh_path_depth (c->id->home) + 2)
+        /* Any directory directly in $HOME can be another session's project,
+         * where that session renames what it holds: bwrap, walking to a
+         * deeper project by name, would follow a symlink swapped in there
+         * (docs/design.md, "Mount points nothing can race"). */
+        why = "lies more than two levels below $HOME, where another session of yours can swap a directory on "
+              "the way for a symlink while this one starts";
+      else if (bwsh_mkdir_under_home_dry_run (c->id->home, mine, &would_create, &e) < 0)
+        {
+          /* A FIFO, a socket, a file or a symlink on the way (or at the
+           * end) would fail every login at the mkdir: the default instead. */
+          snprintf (buf, sizeof buf, "%s", e.message);
+          why = buf;
+        }
 
       if (why == NULL)
         {
+          c->p->project_dir_chosen = true;
           *ret = steal_pointer (&mine);
           return 0;
         }

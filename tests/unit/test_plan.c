@@ -626,9 +626,11 @@ static const ResolveCase resolve_cases[] = {
     "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
   { "rw symlink under home to ~/.config/bwsh", "sneaky", "@H/.config/bwsh",
     MOUNTS ("\"additionalBinds\": [\"@H/sneaky\"]"), "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
-  { "rw symlink inside home as a source is fine", "inner", "@H/realdir",
+  /* Its source is fine, but its mount point lies in the project, where
+   * another session can swap a directory for a symlink (issue 35). */
+  { "rw symlink inside home as a source, mount point in the project", "inner", "@H/realdir",
     MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/inner\", \"dst\": \"@H/project/inner\"}]"), "@H/project/inner",
-    BWSH_VERDICT_ACCEPTED, NULL, "@H/inner" },
+    BWSH_VERDICT_SKIPPED, "where another session of yours can swap a directory for a symlink", NULL },
   { "rw symlink inside home as its own destination skipped", "inner", "@H/realdir",
     MOUNTS ("\"additionalBinds\": [\"@H/inner\"]"), "@H/inner", BWSH_VERDICT_SKIPPED,
     "destination runs through the symlink", NULL },
@@ -774,9 +776,9 @@ test_socket_fifo_device_sources_refused (void **state)
 }
 
 /* Destinations are resolved by bwsh, never by bwrap, and leave nothing in
- * the real home (issue 24).  A mount point missing on the project or the
- * persistent state is made by bwsh as the user in the run mode (explain
- * and check only say so); one in the real home, read-only inside, and
+ * the real home (issue 24).  A mount point on the project, which another
+ * session can change while this one starts, is skipped and nothing is
+ * made there (issue 35); one in the real home, read-only inside, and
  * one under /usr are skipped with a warning and nothing is created; strict
  * mode refuses instead.  On a tmpfs state bwrap makes it, inside. */
 static void
@@ -803,23 +805,22 @@ test_destination_prepared_or_skipped (void **state)
     assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
   }
   assert_int_equal (access (in_project, F_OK), -1);
-  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->reason,
+                           "where another session of yours can swap a directory for a symlink"));
   assert_int_equal (must (find (p, in_home, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (p->n_refused, 0);
   bwsh_plan_free (p);
 
-  /* run: the project's mount points exist afterwards, a directory and a
-   * file; nothing new in the real home */
+  /* run: nothing new in the project nor in the real home */
   p = build_json (f, json);
   resolve (p);
-  assert_int_equal (lstat (in_project, &st), 0);
-  assert_true (S_ISDIR (st.st_mode));
-  assert_int_equal (lstat (file_dst, &st), 0);
-  assert_true (S_ISREG (st.st_mode));
+  assert_int_equal (lstat (in_project, &st), -1);
+  assert_int_equal (lstat (file_dst, &st), -1);
   assert_int_equal (access (in_home, F_OK), -1);
-  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   m = must (find (p, in_home, BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
   assert_non_null (strstr (m->reason, "is read-only inside the sandbox (skipped)"));
@@ -1565,14 +1566,15 @@ test_redundant_ro_bind_coalesced_only_under_identical_parent (void **state)
   assert_int_equal (m->verdict, BWSH_VERDICT_COALESCED);
   assert_int_equal (m->fd, -1);
   assert_non_null (strstr (m->reason, f->home));
-  /* under the read-write project: the read-only bind changes something */
+  /* under the read-write project: not coalesced, and skipped because its
+   * mount point lies where another session can rename it (issue 35) */
   m = must (find_h (f, p, "@H/project/sub", BWSH_MOUNT_RO_BIND));
-  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_true (m->fd >= 0);
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, "where another session of yours can swap"));
   /* elsewhere: not covered */
   m = must (find (p, "/mnt/docs", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (p->diag.n, 0);
+  assert_int_equal (p->diag.n, 1);
   bwsh_plan_free (p);
 }
 
@@ -1639,11 +1641,14 @@ test_symlink_next_to_a_plain_directory_still_resolved (void **state)
                              " {\"src\": \"@H/project/b\", \"dst\": \"@H/project/x/b\"},"
                              " {\"src\": \"@H/project/c\", \"dst\": \"@H/project/x/c\"}]"));
   resolve (p);
-  assert_int_equal (must (find_h (f, p, "@H/project/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* The sources are what this test is about; the mount points, in the
+   * project, are skipped afterwards (issue 35). */
+  assert_int_equal (must (find_h (f, p, "@H/project/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_REFUSED);
   assert_non_null (strstr (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->reason, f->outside));
-  assert_int_equal (must (find_h (f, p, "@H/project/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (p->diag.n, 1);
+  assert_int_equal (must (find_h (f, p, "@H/project/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (diag_count (p, "resolves to"), 1);
+  assert_int_equal (diag_count (p, "where another session of yours can swap"), 2);
   bwsh_plan_free (p);
 }
 

@@ -1013,6 +1013,65 @@ test_child_bind_never_shadowed_by_later_parent (void **state)
   bwsh_plan_free (p);
 }
 
+/* issue 35: bwrap looks every element of a destination up again by name.
+ * An entry, the user's or the policy's, is mounted only where each element
+ * lies in a mount bwrap makes itself or in a host directory no session of
+ * the user can write: not in the project, not below a non-hidden entry of
+ * the real home (another session's project), not under rw_ceilings. */
+static void
+test_entries_never_mounted_where_a_session_can_swap (void **state)
+{
+  Fx *f = *state;
+  BwshSource pol_src = { .origin = BWSH_ORIGIN_POLICY, .file = S ("/etc/bwsh/bwsh.conf"), .line = 9 };
+  const char *race = "where another session of yours can swap a directory for a symlink";
+  char *in_project = hp (f, "project/pol"), *docs_x = hp (f, "docs/x"), *hidden_x = hp (f, ".hidden/x");
+  char *on_state = hp (f, "ro-data");
+  BwshPlan *p;
+  BwshMount *m;
+
+  mkdirs (f, "project");
+  mkdirs (f, "docs/x");
+  mkdirs (f, ".hidden/x");
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  bwsh_bind_list_clear (&f->pol->rw_ceilings);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/etc", in_project, &pol_src), 0);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/etc", "/opt/pol", &pol_src), 0);
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/ro-data\"},"
+                             " {\"src\": \"/etc\", \"dst\": \"@H/docs/x\"},"
+                             " {\"src\": \"/etc\", \"dst\": \"@H/.hidden/x\"}]"));
+  resolve (p);
+  m = must (find (p, in_project, BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, race));
+  assert_int_equal (must (find (p, "/opt/pol", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* on $HOME's tmpfs: bwrap's own */
+  assert_int_equal (must (find (p, on_state, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* below ~/docs, which can be another session's project */
+  m = must (find_nth (p, docs_x, BWSH_MOUNT_RO_BIND, 0));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, race));
+  /* below a hidden entry, which no session can write */
+  assert_int_equal (must (find_nth (p, hidden_x, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (diag_count (p, race), 2);
+  bwsh_plan_free (p);
+
+  /* Without user_project_dir, ~/docs is nobody's project any more. */
+  f->pol->user_may_choose_project = false;
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/docs/x\"}]"));
+  resolve (p);
+  assert_int_equal (must (find_nth (p, docs_x, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+  f->pol->user_may_choose_project = true;
+
+  bwsh_bind_list_clear (&f->pol->ro_binds);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->rw_ceilings, "~", NULL, &pol_src), 0);
+  f->pol->state_mode = BWSH_STATE_NONE;
+  free (in_project);
+  free (docs_x);
+  free (hidden_x);
+  free (on_state);
+}
+
 /* ----------------------------------------------- same destination twice */
 
 static void
@@ -1275,7 +1334,23 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
     { "@H/../x", "not a valid absolute path" },
     { "relative/p", "not a valid absolute path" },
     { "/proc/self/cwd", "must lie under $HOME" },
+    /* issue 35: what a login could not create, and what it would reach
+     * through a directory another session can swap */
+    { "@H/afile", "cannot create @H/afile: an element is not a directory" },
+    { "@H/afile/p", "cannot create @H/afile/p: an element is not a directory" },
+    { "@H/alink", "cannot create @H/alink: an element is not a directory" },
+    { "@H/work/deeper/p", "lies more than two levels below $HOME, where another session of yours can swap" },
   };
+
+  {
+    char *file = hp (f, "afile"), *link = hp (f, "alink");
+    FILE *fp = fopen (file, "w");
+    assert_non_null (fp);
+    fclose (fp);
+    assert_int_equal (symlink ("/tmp", link), 0);
+    free (file);
+    free (link);
+  }
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -1296,7 +1371,9 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
         }
       else
         {
-          expect_single_warning (p, "sandboxProjectDir", cases[i].reason);
+          char *reason = subst (f, cases[i].reason);
+          expect_single_warning (p, "sandboxProjectDir", reason);
+          free (reason);
           assert_non_null (strstr (p->diag.lines[0], "using the default"));
           assert_int_equal (p->n_refused, 1);
           assert_string_equal (p->project_dir, def);
@@ -2340,6 +2417,7 @@ main (void)
     T (test_fd_exhaustion_one_message_and_user_binds_left_out),
     T (test_socket_fifo_device_sources_refused),
     T (test_destination_prepared_or_skipped),
+    T (test_entries_never_mounted_where_a_session_can_swap),
     T (test_missing_shell_named_with_policy_line),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),

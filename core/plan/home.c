@@ -62,13 +62,6 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
       else if (strstr (mine + strlen (c->id->home), "/.") != NULL)
         why = "the project directory must not be hidden: programs outside the sandbox read what lies under "
               "a name that starts with \".\"";
-      else if (bwsh_path_depth (mine) > bwsh_path_depth (c->id->home) + 2)
-        /* Any directory directly in $HOME can be another session's project,
-         * where that session renames what it holds: bwrap, walking to a
-         * deeper project by name, would follow a symlink swapped in there
-         * (docs/design.md, "Mount points nothing can race"). */
-        why = "lies more than two levels below $HOME, where another session of yours can swap a directory on "
-              "the way for a symlink while this one starts";
       else if (bwsh_mkdir_under_home_dry_run (c->id->home, mine, &would_create, &e) < 0)
         {
           /* A FIFO, a socket, a file or a symlink on the way (or at the
@@ -76,6 +69,15 @@ choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError *err
           snprintf (buf, sizeof buf, "%s", e.message);
           why = buf;
         }
+      else if (bwsh_path_depth (mine) > bwsh_path_depth (c->id->home) + 1)
+        /* Any directory directly in $HOME can be another session's project,
+         * where that session renames what it holds: bwrap, looking a deeper
+         * project up by name, would follow a symlink swapped in there or
+         * fail the login on a FIFO (docs/design.md, "Mount points nothing
+         * can race").  Directly in $HOME, bwrap looks it up on the state's
+         * tmpfs, which is its own. */
+        why = "must lie directly in $HOME: deeper, another session of yours can swap a directory on the way "
+              "while this one starts";
 
       if (why == NULL)
         {

@@ -74,11 +74,15 @@ for v in fifo sock file lnk fifo/x lnk/x; do
   bd_assert_login_ran
   it_assert_out_has LOGIN-OK
   it_assert_out_has project-writable
-  case $v in
-    */x) bd_assert_warning "sandboxProjectDir ~/project/$v: lies more than two levels below \$HOME, where another session of yours can swap a directory on the way for a symlink while this one starts (using the default)" ;;
-    *) bd_assert_warning "sandboxProjectDir ~/project/$v: cannot create $P/$v: an element is not a directory (using the default)" ;;
-  esac
+  bd_assert_warning "sandboxProjectDir ~/project/$v: cannot create $P/$v: an element is not a directory (using the default)"
 done
+
+it_check "a directory of the project as sandboxProjectDir: another session could swap it, so the default"
+bd_login "mkdir -p '$P/sub'"
+write_overlay "{ \"preferences\": { \"sandboxProjectDir\": \"~/project/sub\" } }"
+bd_login 'echo LOGIN-OK'
+bd_assert_login_ran
+bd_assert_warning "sandboxProjectDir ~/project/sub: must lie directly in \$HOME: deeper, another session of yours can swap a directory on the way while this one starts (using the default)"
 it_assert_absent /tmp/x
 
 # ------------------------------------------- changed after bwsh checked

@@ -37,6 +37,9 @@ while not os.path.exists(d + b"/stop") and time.time() < end:
         if libc.renameat2(-100, a, -100, b, 2) != 0:
             sys.exit("renameat2: " + os.strerror(ctypes.get_errno()))
     n += 1
+for a, b in pairs:
+    if os.path.islink(a):
+        libc.renameat2(-100, a, -100, b, 2)
 print("flips", n)
 PY
 it_as_user cp "$IT_TMP/flip.py" "$P/flip.py"
@@ -73,9 +76,7 @@ flipper_stop()
 {
   it_as_user touch "$P/stop"
   wait "$flipper"
-  # Put the directories back where they were.
-  [ -L "$P/R" ] && it_as_user python3 -c "import ctypes; l = ctypes.CDLL(None); l.renameat2(-100, b'$P/R', -100, b'$P/S', 2)"
-  [ -L "$P/Q" ] && it_as_user python3 -c "import ctypes; l = ctypes.CDLL(None); l.renameat2(-100, b'$P/Q', -100, b'$P/T', 2)"
+  [ -d "$P/R" ] && [ ! -L "$P/R" ] && [ -d "$P/Q" ] && [ ! -L "$P/Q" ] || it_fail "the flipper left R or Q a symlink"
   it_log "second session: $(cat "$IT_TMP/flipper.out")"
 }
 

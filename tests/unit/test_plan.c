@@ -1339,7 +1339,7 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
     { "@H/afile", "cannot create @H/afile: an element is not a directory" },
     { "@H/afile/p", "cannot create @H/afile/p: an element is not a directory" },
     { "@H/alink", "cannot create @H/alink: an element is not a directory" },
-    { "@H/work/deeper/p", "lies more than two levels below $HOME, where another session of yours can swap" },
+    { "@H/work/deeper", "must lie directly in $HOME: deeper, another session of yours can swap" },
   };
 
   {

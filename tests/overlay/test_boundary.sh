@@ -324,7 +324,7 @@ data-visible" "$IT_OUT"
   it_assert_out_lacks seen-mounted
   it_assert_out_lacks mnt-mounted
   it_assert_err_has "bwrap: Can't find source path /proc/self/fd/"
-  it_assert_err_has "bwsh: warning: bwrap could not set the sandbox up with your entries (its message is above); this session runs without your entries: $CFG:3:5: $H/seen, $CFG:4:5: /opt/mnt"
+  it_assert_err_has "bwsh: warning: bwrap could not set the sandbox up with your entries (its message is above); this session runs without your entries: $CFG:4:5: /opt/mnt, $CFG:3:5: $H/seen"
   it_assert_err_lacks 'network = '
   bd_assert_home_unchanged "$IT_TMP/snapshot.before"
 

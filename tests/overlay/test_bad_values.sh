@@ -70,6 +70,7 @@ list_case additionalBinds
 it_check "sandboxProjectDir of every bad kind: the next login works in the default project, with the warning"
 for v in fifo sock file lnk fifo/x lnk/x; do
   write_overlay "{ \"preferences\": { \"sandboxProjectDir\": \"~/project/$v\" } }"
+  # shellcheck disable=SC2016 # expanded in the session
   bd_login 'echo "LOGIN-OK $PWD"; test -w "$HOME/project" && echo project-writable'
   bd_assert_login_ran
   it_assert_out_has LOGIN-OK
@@ -92,6 +93,7 @@ it_as_user mkdir -p "$H/pdir" "$P/src"
 it_as_user sh -c "echo checked >'$P/src/f'"
 it_user_config "{ \"preferences\": { \"sandboxProjectDir\": \"~/pdir\", \"sandboxBwrapMounts\": {
   \"additionalROBinds\": [ { \"src\": \"$P/src\", \"dst\": \"/opt/src\" } ] } } }"
+# shellcheck disable=SC2016 # expanded in the session
 it_bwsh_paused -c 'cat /opt/src/f; test -d "$HOME/pdir" && echo project-there; echo LOGIN-OK'
 [ -n "$IT_PAUSED_PID" ] || exit 1
 it_as_user sh -c "mv '$P/src' '$P/src.old' && mkfifo '$P/src' && mv '$H/pdir' '$H/pdir.old' && mkfifo '$H/pdir'"

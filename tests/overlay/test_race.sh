@@ -76,7 +76,7 @@ flipper_stop()
 {
   it_as_user touch "$P/stop"
   wait "$flipper"
-  [ -d "$P/R" ] && [ ! -L "$P/R" ] && [ -d "$P/Q" ] && [ ! -L "$P/Q" ] || it_fail "the flipper left R or Q a symlink"
+  if [ -L "$P/R" ] || [ -L "$P/Q" ]; then it_fail "the flipper left R or Q a symlink"; fi
   it_log "second session: $(cat "$IT_TMP/flipper.out")"
 }
 
@@ -111,7 +111,7 @@ control_bound=10000
 control=$(bd_link_control "creates")
 flipper_start
 for t in "/tmp/$tag R" "$H/.ssh/$tag Q"; do
-  set -- $t
+  set -- "${t% *}" "${t##* }"
   it_check "control: the naive wrapper under the race creates $1 on the host (at most $control_bound tries)"
   it_as_user timeout -k 5 300 bash "$IT_TMP/naive.sh" "$P" "$H" "$tag" "$control_bound" "$1" "$2"
   it_log "naive wrapper, $1: $IT_OUT"

@@ -17,7 +17,7 @@ it_as_user mkdir -p "$H/data"
 it_as_user sh -c "echo data-visible >'$H/data/f'"
 
 it_check "the bad kinds are made from inside"
-bd_login "cd '$P' && mkfifo fifo && echo x >file && ln -s /oldroot/tmp lnk \
+bd_login "cd '$P' && mkdir d0 && mkfifo fifo && echo x >file && ln -s /oldroot/tmp lnk \
   && python3 -c 'import socket; socket.socket(socket.AF_UNIX).bind(\"sock\")' && ls -F"
 bd_assert_login_ran
 it_assert_out_has "fifo|"
@@ -36,13 +36,15 @@ write_overlay()
 race="where another session of yours can swap a directory for a symlink while this one starts (skipped"
 list_case()
 {
-  local key=$1
+  # A good source for the bad destinations: read-write ones lie in the project.
+  local key=$1 data=$H/data
+  [ "$key" = additionalROBinds ] || data=$P/d0
   it_check "every bad kind in $key, both forms, and in disabledDefaultBinds: the login works, each is named"
   write_overlay "{ \"preferences\": { \"sandboxBwrapMounts\": {
   \"$key\": [ \"$P/fifo\", \"$P/sock\", \"$P/file\", \"$P/lnk\", \"$P/fifo/x\", \"$P/lnk/x\",
     { \"src\": \"$P/fifo\", \"dst\": \"$P/a\" }, { \"src\": \"$P/sock\", \"dst\": \"$P/b\" },
     { \"src\": \"$P/lnk/x\", \"dst\": \"$P/c\" }, { \"src\": \"$P/fifo/x\", \"dst\": \"$P/d\" },
-    { \"src\": \"$H/data\", \"dst\": \"$P/fifo/y\" }, { \"src\": \"$H/data\", \"dst\": \"$P/lnk/y\" } ],
+    { \"src\": \"$data\", \"dst\": \"$P/fifo/y\" }, { \"src\": \"$data\", \"dst\": \"$P/lnk/y\" } ],
   \"disabledDefaultBinds\": [ \"$P/fifo\", \"$P/sock\", \"$P/file\", \"$P/lnk\", \"$P/lnk/x\", \"$P/fifo/x\" ] } } }"
   bd_login 'echo LOGIN-OK'
   bd_assert_login_ran

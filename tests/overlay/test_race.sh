@@ -114,9 +114,10 @@ flipper_start
 for t in "/tmp/$tag R" "$H/.ssh/$tag Q"; do
   set -- "${t% *}" "${t##* }"
   it_check "control: the naive wrapper under the race creates $1 on the host (at most $control_bound tries)"
-  # Not it_as_user, whose 60 s would cut the bound short on a busy host.
+  # Not it_as_user, whose 60 s would cut the bound short on a busy host;
+  # 100 s each keeps the test within its 300.
   IT_RC=0
-  timeout -k 5 600 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  timeout -k 5 100 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     bash "$IT_TMP/naive.sh" "$P" "$H" "$tag" "$control_bound" "$1" "$2" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
     || IT_RC=$?
   it_collect

@@ -47,6 +47,7 @@ bwsh_plan_free (BwshPlan *p)
   free (p->shell);
   free (p->home);
   free (p->project_dir);
+  free (p->default_project_dir);
   bwsh_landlock_request_clear (&p->landlock);
   plan_strv_free (p->rw_ceilings, p->n_rw_ceilings);
   plan_strv_free (p->ro_ceilings, p->n_ro_ceilings);

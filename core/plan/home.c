@@ -24,6 +24,7 @@
 #include "plan_internal.h"
 #include "policy.h"
 #include "rules.h"
+#include "safeopen.h"
 #include "userconf.h"
 
 /* Entries of $HOME that hold a program's own state, written by programs
@@ -44,11 +45,17 @@ plan_choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError
   if (r < 0 || bwsh_path_is_forbidden (def))
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid project directory \"%s\" in the policy",
                            c->pol->project_dir);
+  if ((c->p->default_project_dir = strdup (def)) == NULL)
+    return -ENOMEM;
+  c->p->users_choose_project_dir = bwsh_policy_reads_overlay (c->pol) && c->pol->user_may_choose_project;
 
   if (uc != NULL && uc->project_dir != NULL)
     {
       _cleanup_free_ char *where = plan_format_from (&uc->project_dir_from);
       const char *why = NULL;
+      char buf[BWSH_MESSAGE_MAX];
+      BwshError e = { 0 };
+      bool would_create = false;
 
       if (where == NULL)
         return -ENOMEM;
@@ -65,9 +72,26 @@ plan_choose_project_dir (Ctx *c, const BwshUserConfig *uc, char **ret, BwshError
       else if (strstr (mine + strlen (c->id->home), "/.") != NULL)
         why = "the project directory must not be hidden: programs outside the sandbox read what lies under "
               "a name that starts with \".\"";
+      else if (bwsh_mkdir_under_home_dry_run (c->id->home, mine, &would_create, &e) < 0)
+        {
+          /* A FIFO, a socket, a file or a symlink on the way (or at the
+           * end) would fail every login at the mkdir: the default instead. */
+          snprintf (buf, sizeof buf, "%s", e.message);
+          why = buf;
+        }
+      else if (bwsh_path_depth (mine) > bwsh_path_depth (c->id->home) + 1)
+        /* Any directory directly in $HOME can be another session's project,
+         * where that session renames what it holds: bwrap, looking a deeper
+         * project up by name, would follow a symlink swapped in there or
+         * fail the login on a FIFO (docs/design.md, "Mount points nothing
+         * can race").  Directly in $HOME, bwrap looks it up on the state's
+         * tmpfs, which is its own. */
+        why = "must lie directly in $HOME: deeper, another session of yours can swap a directory on the way "
+              "while this one starts";
 
       if (why == NULL)
         {
+          c->p->project_dir_chosen = true;
           *ret = steal_pointer (&mine);
           return 0;
         }

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,6 +294,101 @@ make_below (int dfd, const char *rel, bool last_is_dir)
   return 0;
 }
 
+/* The host trees some session of this user can write while this one
+ * starts: not only this plan's read-write binds.  Another session's
+ * overlay may bind anything under rw_ceilings, or pick another project
+ * directory; every session writes the kept state and, in editable mode,
+ * the overlay's directory; a policy read-write bind is in every session. */
+typedef struct
+{
+  const char **roots;
+  size_t n;
+} Writable;
+
+static int
+writable_trees (const BwshPlan *p, Writable *w)
+{
+  w->n = 0;
+  w->roots = calloc (p->n_rw_ceilings + p->n_mounts + 2, sizeof *w->roots);
+  if (w->roots == NULL)
+    return -ENOMEM;
+  for (size_t i = 0; i < p->n_rw_ceilings; i++)
+    w->roots[w->n++] = p->rw_ceilings[i];
+  if (p->default_project_dir != NULL)
+    w->roots[w->n++] = p->default_project_dir;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      const BwshMount *m = &p->mounts[i];
+
+      /* Whatever this plan's verdict: another session's may differ. */
+      if (m->kind == BWSH_MOUNT_BIND && m->src != NULL
+          && (m->state || m->exact_source || (m->from.origin == BWSH_ORIGIN_POLICY && m->from.file != NULL)))
+        w->roots[w->n++] = m->src;
+    }
+  return 0;
+}
+
+/* Whether a session of the user can create, rename or remove names in the
+ * host directory @dir. */
+static bool
+writable_elsewhere (const BwshPlan *p, const Writable *w, const char *dir)
+{
+  for (size_t i = 0; i < w->n; i++)
+    if (bwsh_path_has_prefix (dir, w->roots[i]))
+      return true;
+  if (p->users_choose_project_dir && bwsh_path_has_prefix (dir, p->home) && strcmp (dir, p->home) != 0)
+    {
+      /* Below a non-hidden entry of $HOME: another session's project. */
+      const char *first = dir + (strcmp (p->home, "/") == 0 ? 0 : strlen (p->home)) + 1;
+      size_t len = strcspn (first, "/");
+      _cleanup_free_ char *top = strndup (dir, (size_t) (first - dir) + len);
+
+      return first[0] != '.'
+             && (top == NULL || !bwsh_path_under_any (top, p->protected_paths, p->n_protected));
+    }
+  return false;
+}
+
+/* Where bwrap looks up the last element of @path (a prefix of mount @i's
+ * destination): in a mount of its own making (a tmpfs, /dev, /proc), which
+ * no other process reaches, or in a bind's host directory.  The host
+ * directory when some session of the user can change it, else NULL. */
+static char *
+racy_parent (const BwshPlan *p, const DestTable *all, const Writable *w, const char *path, size_t i)
+{
+  ssize_t k = covering_mount (p, all, path, i);
+  const BwshMount *q;
+  const char *slash = strrchr (path, '/');
+  char *dir = NULL;
+
+  if (k < 0)
+    return NULL;
+  q = &p->mounts[k];
+  if (!plan_is_bind (q->kind) || q->src == NULL || slash == NULL)
+    return NULL;
+  /* @path's parent, from q's destination into q's source. */
+  size_t base = strcmp (q->dest, "/") == 0 ? 0 : strlen (q->dest);
+  if (asprintf (&dir, "%s%.*s", strcmp (q->src, "/") == 0 && slash > path + base ? "" : q->src,
+                (int) (slash - path - (ptrdiff_t) base), path + base) < 0)
+    return NULL;
+  if (dir[0] == '\0' || !writable_elsewhere (p, w, dir))
+    {
+      free (dir);
+      return NULL;
+    }
+  return dir;
+}
+
+/* An entry of the user's or a policy bind, as opposed to the layout bwsh
+ * builds itself (defaults, protected paths and their pins, the editable
+ * overlay), whose places docs/design.md argues for one by one. */
+static bool
+is_entry (const BwshMount *m)
+{
+  return m->from.origin == BWSH_ORIGIN_USER
+         || (m->from.origin == BWSH_ORIGIN_POLICY && m->from.file != NULL && !m->guard);
+}
+
 /* Walk @m's destination through the mounts before it, that is through the
  * new root as bwrap will have built it when it comes to @m, element by
  * element and following no symlink, the way bwrap would resolve it.  bwrap
@@ -430,6 +526,39 @@ walk_destination (BwshPlan *p, const DestTable *all, size_t i, BwshResolveMode m
   return NULL;
 }
 
+/* bwrap looks every element of a destination up again, by name, when it
+ * mounts, and follows what it finds: where another session of the user can
+ * swap a directory for a symlink to /oldroot between bwsh's walk and
+ * bwrap's, bwrap makes its mount point on the host (issue 35).  An entry's
+ * every element must therefore lie in a mount bwrap makes itself or in a
+ * host directory no session of the user can write.  NULL, or why not. */
+static const char *
+racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, size_t i, char *buf, size_t bufsz)
+{
+  const char *dest = p->mounts[i].dest;
+  size_t len = strlen (dest);
+
+  for (size_t end = 1; end <= len; end++)
+    {
+      _cleanup_free_ char *path = NULL, *racy = NULL, *esc = NULL;
+
+      if (end != len && dest[end] != '/')
+        continue;
+      path = strndup (dest, end);
+      if (path == NULL)
+        return "out of memory";
+      racy = racy_parent (p, all, w, path, i);
+      if (racy == NULL)
+        continue;
+      esc = bwsh_escape (racy, strlen (racy));
+      snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "
+                "a symlink while this one starts (skipped; mount it outside the read-write trees, e.g. at %s/%s, "
+                "and link to it from there)", esc != NULL ? esc : "?", p->home, strrchr (dest, '/') + 1);
+      return buf;
+    }
+  return NULL;
+}
+
 /* The read-write mount before @before that @m's destination lies on. */
 static ssize_t
 rw_layer (const BwshPlan *p, const DestTable *all, const char *dest, size_t before)
@@ -449,7 +578,7 @@ rw_layer (const BwshPlan *p, const DestTable *all, const char *dest, size_t befo
  * protected path that cannot be held read-only takes the read-write mount
  * around it along, and the walk starts again without it. */
 static int
-walk_all (BwshPlan *p, const DestTable *all, BwshResolveMode mode)
+walk_all (BwshPlan *p, const DestTable *all, const Writable *w, BwshResolveMode mode)
 {
   char why[BWSH_MESSAGE_MAX];
   bool again = true;
@@ -475,6 +604,19 @@ walk_all (BwshPlan *p, const DestTable *all, BwshResolveMode mode)
                             "mounted (skipped)", p->protected_paths[k]);
                   reason = why;
                 }
+          /* The walk's own reason first, which says more; nothing is
+           * made for an entry that races. */
+          if (reason == NULL && is_entry (m) && racy_destination (p, all, w, i, why, sizeof why) != NULL)
+            {
+              char walk_why[BWSH_MESSAGE_MAX];
+              const char *r2 = walk_destination (p, all, i, BWSH_RESOLVE_DRY_RUN, walk_why, sizeof walk_why);
+              if (r2 != NULL && r2 != walk_why)
+                reason = r2;
+              else if (r2 != NULL)
+                reason = strcpy (why, walk_why);
+              else
+                reason = why;
+            }
           if (reason == NULL)
             reason = walk_destination (p, all, i, mode, why, sizeof why);
           if (reason == NULL)
@@ -514,12 +656,14 @@ int
 plan_prepare_destinations (BwshPlan *p, BwshResolveMode mode)
 {
   DestTable all = { 0 };
-  int r = 0;
+  Writable w = { 0 };
+  int r = writable_trees (p, &w);
 
   for (size_t i = 0; i < p->n_mounts && r >= 0; i++)
     r = plan_dest_table_add (&all, p->mounts, i);
   if (r >= 0)
-    r = walk_all (p, &all, mode);
+    r = walk_all (p, &all, &w, mode);
   plan_dest_table_clear (&all);
+  free (w.roots);
   return r;
 }

@@ -111,6 +111,15 @@ typedef struct BwshPlan
   char *home;
   char *project_dir;
   bool project_dir_missing; /* explain/check: the first login would create it */
+  bool project_dir_chosen;  /* the user's sandboxProjectDir, not the policy's project_dir */
+  /* Host trees that some session of the user can write while this one
+   * starts (rw_ceilings, every project directory, the kept state, the
+   * editable overlay, the policy's read-write binds): no mount point of an
+   * entry lies in them (docs/design.md).  default_project_dir is the
+   * policy's project_dir, expanded; with users_choose_project_dir, every
+   * directory below a non-hidden entry of $HOME is one too. */
+  char *default_project_dir;
+  bool users_choose_project_dir;
   bool unshare[_BWSH_NS_MAX];
   bool disable_userns;
   BwshNetMode network;

@@ -43,6 +43,31 @@ bwsh_session_free (BwshSession *s)
   return NULL;
 }
 
+/* The plan again, without the user's sandboxProjectDir, which could not be
+ * used: why, as a warning of the plan's. */
+static int
+project_dir_fallback (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
+{
+  BwshUserConfig uc = *s->user_config;
+  _cleanup_free_ char *esc = bwsh_escape (s->plan->project_dir, strlen (s->plan->project_dir));
+  _cleanup_free_ char *why = strdup (err->message);
+  BwshPlan *p = NULL;
+  int r;
+
+  if (esc == NULL || why == NULL)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  uc.project_dir = NULL;
+  *err = (BwshError) { 0 };
+  r = bwsh_plan_build (s->id, s->policy, &uc, req->envp, &p, err);
+  if (r < 0)
+    return r;
+  bwsh_plan_free (s->plan);
+  s->plan = p;
+  r = bwsh_diag_add (&p->diag, "sandboxProjectDir %s: %s (changed while it was checked; using the default)", esc,
+                     why);
+  return r < 0 ? bwsh_error_set (err, r, NULL, 0, 0, "out of memory") : 0;
+}
+
 /* The steps that run as the user: overlay, plan, home, project directory,
  * resolution.  A failure names its step in @err. */
 static int
@@ -89,16 +114,27 @@ as_user (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
     return bwsh_error_step (err, BWSH_ERROR_HOME,
                             bwsh_error_set (err, -ENOENT, NULL, 0, 0, "home directory %s does not exist",
                                             s->id->home));
-  if (run)
+  for (;;)
     {
-      r = bwsh_mkdir_under_home (s->plan->home, s->plan->project_dir, err);
+      BwshErrorCode step = BWSH_ERROR_PROJECT_DIR;
+
+      r = run ? bwsh_mkdir_under_home (s->plan->home, s->plan->project_dir, err) : 0;
+      if (r >= 0)
+        {
+          step = BWSH_ERROR_RESOLVE;
+          r = bwsh_plan_resolve (s->plan, run ? BWSH_RESOLVE_CREATE : BWSH_RESOLVE_DRY_RUN, err);
+        }
+      if (r >= 0)
+        return 0;
+      if (!run || !s->plan->project_dir_chosen || r == -ENOMEM)
+        return bwsh_error_step (err, step, r);
+      /* The user's sandboxProjectDir was checked when the plan was built
+       * and changed before it could be used (another session swapped it):
+       * the policy's project directory instead, never a refused login. */
+      r = project_dir_fallback (req, s, err);
       if (r < 0)
-        return bwsh_error_step (err, BWSH_ERROR_PROJECT_DIR, r);
+        return bwsh_error_step (err, BWSH_ERROR_PLAN, r);
     }
-  r = bwsh_plan_resolve (s->plan, run ? BWSH_RESOLVE_CREATE : BWSH_RESOLVE_DRY_RUN, err);
-  if (r < 0)
-    return bwsh_error_step (err, BWSH_ERROR_RESOLVE, r);
-  return 0;
 }
 
 /* pam_bwsh with a policy that cannot be read: an account the fallback does

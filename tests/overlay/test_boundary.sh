@@ -288,18 +288,18 @@ step_relaunch()
   cfg=$IT_TMP/relaunch.json
   # Two entries, to show that the session starts without ANY of the
   # user's entries, and names them.
-  printf '{ "preferences": { "sandboxBwrapMounts": {\n  "additionalROBinds": [\n    { "src": "%s/data", "dst": "%s/seen" },\n    { "src": "%s/data", "dst": "%s/project/mnt" }\n  ]\n} } }\n' \
-    "$H" "$H" "$H" "$H" >"$cfg"
+  printf '{ "preferences": { "sandboxBwrapMounts": {\n  "additionalROBinds": [\n    { "src": "%s/data", "dst": "%s/seen" },\n    { "src": "%s/data", "dst": "/opt/mnt" }\n  ]\n} } }\n' \
+    "$H" "$H" "$H" >"$cfg"
   chmod 644 "$cfg"
 
   it_check "the overlay written from inside; check accepts both entries"
   bd_overlay "$cfg"
   ssh_run t "$BWSHCTL" check
   it_assert_out_has "accepted ro-bind $H/data -> $H/seen"
-  it_assert_out_has "accepted ro-bind $H/data -> $H/project/mnt"
+  it_assert_out_has "accepted ro-bind $H/data -> /opt/mnt"
 
   it_check "the control login: both entries mounted"
-  bd_login 'cat "$HOME/seen/f" "$HOME/project/mnt/f"'
+  bd_login 'cat "$HOME/seen/f" /opt/mnt/f'
   bd_assert_login_ran
   it_assert_eq "data-visible
 data-visible" "$IT_OUT"
@@ -318,19 +318,19 @@ data-visible" "$IT_OUT"
   ssh_start broken snippet "SetEnv BWSH_TEST_BREAK_SETUP=1"
   bd_home_snapshot "$IT_TMP/snapshot.before"
   it_check "bwsh: the session starts again without the user's entries and names them"
-  bd_login 'test -e "$HOME/seen/f" && echo seen-mounted; test -e "$HOME/project/mnt/f" && echo mnt-mounted; echo LOGIN-OK'
+  bd_login 'test -e "$HOME/seen/f" && echo seen-mounted; test -e /opt/mnt/f && echo mnt-mounted; echo LOGIN-OK'
   bd_assert_login_ran
   it_assert_out_has LOGIN-OK
   it_assert_out_lacks seen-mounted
   it_assert_out_lacks mnt-mounted
   it_assert_err_has "bwrap: Can't find source path /proc/self/fd/"
-  it_assert_err_has "bwsh: warning: bwrap could not set the sandbox up with your entries (its message is above); this session runs without your entries: $CFG:3:5: $H/seen, $CFG:4:5: $H/project/mnt"
+  it_assert_err_has "bwsh: warning: bwrap could not set the sandbox up with your entries (its message is above); this session runs without your entries: $CFG:4:5: /opt/mnt, $CFG:3:5: $H/seen"
   it_assert_err_lacks 'network = '
   bd_assert_home_unchanged "$IT_TMP/snapshot.before"
 
   it_check "without the failure, the next login has the entries again"
   SSH_CFG=$main_cfg
-  bd_login 'cat "$HOME/seen/f" "$HOME/project/mnt/f"'
+  bd_login 'cat "$HOME/seen/f" /opt/mnt/f'
   bd_assert_login_ran
   it_assert_eq "data-visible
 data-visible" "$IT_OUT"

@@ -234,11 +234,11 @@ row setting_user_overlay 'user_overlay = false;' \
   "{ \"preferences\": { \"sandboxBwrapMounts\": { \"additionalROBinds\": [ \"$IT_TMP/forced\" ] } } }" \
   "" "$IT_TMP/forced"
 row setting_user_project_dir 'user_project_dir = false;' \
-  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw/proj\" } }" \
-  "$H/project" "$H/rw/proj"
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/myproj\" } }" \
+  "$H/project" "$H/myproj"
 row control_user_project_dir '' \
-  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/rw/proj\" } }" \
-  "$H/rw/proj" ""
+  "{ \"preferences\": { \"sandboxProjectDir\": \"$H/myproj\" } }" \
+  "$H/myproj" ""
 row setting_ro_binds "ro_binds = ( \"$IT_TMP/forced\" );" "" "$IT_TMP/forced" ""
 row setting_rw_binds "rw_binds = ( { src = \"$IT_TMP/share\"; dst = \"/srv/share\"; } );" "" "/srv/share" ""
 row setting_env_allow 'env_allow = [ "BWREC_*" ];' "" "BWREC_ONE" "NOT_ALLOWED"

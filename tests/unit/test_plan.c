@@ -626,9 +626,11 @@ static const ResolveCase resolve_cases[] = {
     "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
   { "rw symlink under home to ~/.config/bwsh", "sneaky", "@H/.config/bwsh",
     MOUNTS ("\"additionalBinds\": [\"@H/sneaky\"]"), "@H/sneaky", BWSH_VERDICT_REFUSED, "protected path", NULL },
-  { "rw symlink inside home as a source is fine", "inner", "@H/realdir",
+  /* Its source is fine, but its mount point lies in the project, where
+   * another session can swap a directory for a symlink (issue 35). */
+  { "rw symlink inside home as a source, mount point in the project", "inner", "@H/realdir",
     MOUNTS ("\"additionalBinds\": [{\"src\": \"@H/inner\", \"dst\": \"@H/project/inner\"}]"), "@H/project/inner",
-    BWSH_VERDICT_ACCEPTED, NULL, "@H/inner" },
+    BWSH_VERDICT_SKIPPED, "where another session of yours can swap a directory for a symlink", NULL },
   { "rw symlink inside home as its own destination skipped", "inner", "@H/realdir",
     MOUNTS ("\"additionalBinds\": [\"@H/inner\"]"), "@H/inner", BWSH_VERDICT_SKIPPED,
     "destination runs through the symlink", NULL },
@@ -774,9 +776,9 @@ test_socket_fifo_device_sources_refused (void **state)
 }
 
 /* Destinations are resolved by bwsh, never by bwrap, and leave nothing in
- * the real home (issue 24).  A mount point missing on the project or the
- * persistent state is made by bwsh as the user in the run mode (explain
- * and check only say so); one in the real home, read-only inside, and
+ * the real home (issue 24).  A mount point on the project, which another
+ * session can change while this one starts, is skipped and nothing is
+ * made there (issue 35); one in the real home, read-only inside, and
  * one under /usr are skipped with a warning and nothing is created; strict
  * mode refuses instead.  On a tmpfs state bwrap makes it, inside. */
 static void
@@ -803,23 +805,22 @@ test_destination_prepared_or_skipped (void **state)
     assert_int_equal (bwsh_plan_resolve (p, BWSH_RESOLVE_DRY_RUN, &err), 0);
   }
   assert_int_equal (access (in_project, F_OK), -1);
-  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (must (find (p, file_dst, BWSH_MOUNT_RO_BIND))->reason,
+                           "where another session of yours can swap a directory for a symlink"));
   assert_int_equal (must (find (p, in_home, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (must (find (p, "/usr/bwsh-no-such-dir", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (p->n_refused, 0);
   bwsh_plan_free (p);
 
-  /* run: the project's mount points exist afterwards, a directory and a
-   * file; nothing new in the real home */
+  /* run: nothing new in the project nor in the real home */
   p = build_json (f, json);
   resolve (p);
-  assert_int_equal (lstat (in_project, &st), 0);
-  assert_true (S_ISDIR (st.st_mode));
-  assert_int_equal (lstat (file_dst, &st), 0);
-  assert_true (S_ISREG (st.st_mode));
+  assert_int_equal (lstat (in_project, &st), -1);
+  assert_int_equal (lstat (file_dst, &st), -1);
   assert_int_equal (access (in_home, F_OK), -1);
-  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (must (find (p, in_project, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   m = must (find (p, in_home, BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
   assert_non_null (strstr (m->reason, "is read-only inside the sandbox (skipped)"));
@@ -1010,6 +1011,65 @@ test_child_bind_never_shadowed_by_later_parent (void **state)
   /* and tmpfs "/" stays first */
   assert_int_equal (index_of (p, find (p, "/", BWSH_MOUNT_TMPFS)), 0);
   bwsh_plan_free (p);
+}
+
+/* issue 35: bwrap looks every element of a destination up again by name.
+ * An entry, the user's or the policy's, is mounted only where each element
+ * lies in a mount bwrap makes itself or in a host directory no session of
+ * the user can write: not in the project, not below a non-hidden entry of
+ * the real home (another session's project), not under rw_ceilings. */
+static void
+test_entries_never_mounted_where_a_session_can_swap (void **state)
+{
+  Fx *f = *state;
+  BwshSource pol_src = { .origin = BWSH_ORIGIN_POLICY, .file = S ("/etc/bwsh/bwsh.conf"), .line = 9 };
+  const char *race = "where another session of yours can swap a directory for a symlink";
+  char *in_project = hp (f, "project/pol"), *docs_x = hp (f, "docs/x"), *hidden_x = hp (f, ".hidden/x");
+  char *on_state = hp (f, "ro-data");
+  BwshPlan *p;
+  BwshMount *m;
+
+  mkdirs (f, "project");
+  mkdirs (f, "docs/x");
+  mkdirs (f, ".hidden/x");
+  f->pol->state_mode = BWSH_STATE_TMPFS;
+  bwsh_bind_list_clear (&f->pol->rw_ceilings);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/etc", in_project, &pol_src), 0);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->ro_binds, "/etc", "/opt/pol", &pol_src), 0);
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/ro-data\"},"
+                             " {\"src\": \"/etc\", \"dst\": \"@H/docs/x\"},"
+                             " {\"src\": \"/etc\", \"dst\": \"@H/.hidden/x\"}]"));
+  resolve (p);
+  m = must (find (p, in_project, BWSH_MOUNT_RO_BIND));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, race));
+  assert_int_equal (must (find (p, "/opt/pol", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* on $HOME's tmpfs: bwrap's own */
+  assert_int_equal (must (find (p, on_state, BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* below ~/docs, which can be another session's project */
+  m = must (find_nth (p, docs_x, BWSH_MOUNT_RO_BIND, 0));
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, race));
+  /* below a hidden entry, which no session can write */
+  assert_int_equal (must (find_nth (p, hidden_x, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (diag_count (p, race), 2);
+  bwsh_plan_free (p);
+
+  /* Without user_project_dir, ~/docs is nobody's project any more. */
+  f->pol->user_may_choose_project = false;
+  p = build_json (f, MOUNTS ("\"additionalROBinds\": [{\"src\": \"/etc\", \"dst\": \"@H/docs/x\"}]"));
+  resolve (p);
+  assert_int_equal (must (find_nth (p, docs_x, BWSH_MOUNT_RO_BIND, 0))->verdict, BWSH_VERDICT_ACCEPTED);
+  bwsh_plan_free (p);
+  f->pol->user_may_choose_project = true;
+
+  bwsh_bind_list_clear (&f->pol->ro_binds);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->rw_ceilings, "~", NULL, &pol_src), 0);
+  f->pol->state_mode = BWSH_STATE_NONE;
+  free (in_project);
+  free (docs_x);
+  free (hidden_x);
+  free (on_state);
 }
 
 /* ----------------------------------------------- same destination twice */
@@ -1274,7 +1334,23 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
     { "@H/../x", "not a valid absolute path" },
     { "relative/p", "not a valid absolute path" },
     { "/proc/self/cwd", "must lie under $HOME" },
+    /* issue 35: what a login could not create, and what it would reach
+     * through a directory another session can swap */
+    { "@H/afile", "cannot create @H/afile: an element is not a directory" },
+    { "@H/afile/p", "cannot create @H/afile/p: an element is not a directory" },
+    { "@H/alink", "cannot create @H/alink: an element is not a directory" },
+    { "@H/work/deeper", "must lie directly in $HOME: deeper, another session of yours can swap" },
   };
+
+  {
+    char *file = hp (f, "afile"), *link = hp (f, "alink");
+    FILE *fp = fopen (file, "w");
+    assert_non_null (fp);
+    fclose (fp);
+    assert_int_equal (symlink ("/tmp", link), 0);
+    free (file);
+    free (link);
+  }
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
@@ -1295,7 +1371,9 @@ test_project_dir_choice_checked_like_rw_bind (void **state)
         }
       else
         {
-          expect_single_warning (p, "sandboxProjectDir", cases[i].reason);
+          char *reason = subst (f, cases[i].reason);
+          expect_single_warning (p, "sandboxProjectDir", reason);
+          free (reason);
           assert_non_null (strstr (p->diag.lines[0], "using the default"));
           assert_int_equal (p->n_refused, 1);
           assert_string_equal (p->project_dir, def);
@@ -1565,14 +1643,15 @@ test_redundant_ro_bind_coalesced_only_under_identical_parent (void **state)
   assert_int_equal (m->verdict, BWSH_VERDICT_COALESCED);
   assert_int_equal (m->fd, -1);
   assert_non_null (strstr (m->reason, f->home));
-  /* under the read-write project: the read-only bind changes something */
+  /* under the read-write project: not coalesced, and skipped because its
+   * mount point lies where another session can rename it (issue 35) */
   m = must (find_h (f, p, "@H/project/sub", BWSH_MOUNT_RO_BIND));
-  assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_true (m->fd >= 0);
+  assert_int_equal (m->verdict, BWSH_VERDICT_SKIPPED);
+  assert_non_null (strstr (m->reason, "where another session of yours can swap"));
   /* elsewhere: not covered */
   m = must (find (p, "/mnt/docs", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (p->diag.n, 0);
+  assert_int_equal (p->diag.n, 1);
   bwsh_plan_free (p);
 }
 
@@ -1639,11 +1718,14 @@ test_symlink_next_to_a_plain_directory_still_resolved (void **state)
                              " {\"src\": \"@H/project/b\", \"dst\": \"@H/project/x/b\"},"
                              " {\"src\": \"@H/project/c\", \"dst\": \"@H/project/x/c\"}]"));
   resolve (p);
-  assert_int_equal (must (find_h (f, p, "@H/project/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  /* The sources are what this test is about; the mount points, in the
+   * project, are skipped afterwards (issue 35). */
+  assert_int_equal (must (find_h (f, p, "@H/project/x/a", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_SKIPPED);
   assert_int_equal (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_REFUSED);
   assert_non_null (strstr (must (find_h (f, p, "@H/project/x/b", BWSH_MOUNT_BIND))->reason, f->outside));
-  assert_int_equal (must (find_h (f, p, "@H/project/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
-  assert_int_equal (p->diag.n, 1);
+  assert_int_equal (must (find_h (f, p, "@H/project/x/c", BWSH_MOUNT_BIND))->verdict, BWSH_VERDICT_SKIPPED);
+  assert_int_equal (diag_count (p, "resolves to"), 1);
+  assert_int_equal (diag_count (p, "where another session of yours can swap"), 2);
   bwsh_plan_free (p);
 }
 
@@ -2335,6 +2417,7 @@ main (void)
     T (test_fd_exhaustion_one_message_and_user_binds_left_out),
     T (test_socket_fifo_device_sources_refused),
     T (test_destination_prepared_or_skipped),
+    T (test_entries_never_mounted_where_a_session_can_swap),
     T (test_missing_shell_named_with_policy_line),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),

@@ -24,6 +24,7 @@
 #include "admission.h"
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "enforce.h"
 #include "checks.h"
 #include "options.h"
 #include "sessions.h"
@@ -42,7 +43,8 @@ usage (FILE *f, int code)
            "       bwshctl sessions [--json]\n"
            "       bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n"
            "       bwshctl unlock USER|@GROUP\n"
-           "       bwshctl locks [--json]\n"
+           "       bwshctl locks [--json] [--policy FILE]\n"
+           "       bwshctl enforce [--policy FILE]\n"
            "       bwshctl --version\n");
   return code;
 }
@@ -481,6 +483,8 @@ main (int argc, char **argv)
     return cmd_explain (argc - 1, argv + 1);
   if (strcmp (argv[1], "doctor") == 0)
     return bwshctl_doctor (argc - 1, argv + 1);
+  if (strcmp (argv[1], "enforce") == 0)
+    return bwshctl_enforce (argc - 1, argv + 1);
   if ((r = bwshctl_sessions (argv[1], argc - 1, argv + 1)) >= 0)
     return r;
   fprintf (stderr, "bwshctl: unknown command \"%s\"\n", argv[1]);

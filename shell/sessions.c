@@ -470,14 +470,56 @@ target_matches (const char *target, const BwshSessionEntry *e)
  * then SIGKILL and wait for every process signalled on the way that still
  * runs elsewhere (re-parented), so that when this returns none of the
  * session runs any more. */
+size_t
+bwshctl_end_sessions (const BwshSessionList *l, const bool *mine)
+{
+  Killed killed = { 0 };
+  size_t ended = 0, alive;
+
+  for (size_t i = 0; i < l->n; i++)
+    if (mine[i])
+      {
+        signal_subtree (l->items[i].pid, l->items[i].uid, SIGHUP, &killed);
+        ended++;
+      }
+  for (int round = 0; round < 10 && ended > 0; round++)
+    {
+      size_t left = 0;
+      sleep_ms (50);
+      for (size_t i = 0; i < l->n; i++)
+        if (mine[i])
+          left += signal_subtree (l->items[i].pid, l->items[i].uid, 0, NULL);
+      if (left == 0)
+        break;
+    }
+  /* A pid namespace whose init was killed is torn down by the kernel one
+   * task at a time; with a thousand tasks in it (a fork bomb at its nproc
+   * limit) that takes a while on a loaded machine: keep at it for up to 1.5 s
+   * rather than return while the tasks are still there. */
+  for (int round = 0; round < 30 && ended > 0; round++)
+    {
+      size_t left = 0;
+      for (size_t i = 0; i < l->n; i++)
+        if (mine[i])
+          left += signal_subtree (l->items[i].pid, l->items[i].uid, SIGKILL, &killed);
+      if (left == 0)
+        break;
+      sleep_ms (50);
+    }
+  alive = finish_killed (&killed, 3000);
+  if (alive > 0)
+    fprintf (stderr, "bwshctl: warning: %zu killed processes of the sessions had not exited after 3 s\n", alive);
+  free (killed.v);
+  return ended;
+}
+
 static size_t
 end_sessions (const char *target)
 {
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
-  Killed killed = { 0 };
-  bool *mine;
-  size_t ended = 0, alive;
+  _cleanup_free_ bool *mine = NULL;
+  size_t ended;
 
   if (bwsh_registry_open (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
     return 0;
@@ -489,40 +531,8 @@ end_sessions (const char *target)
       return 0;
     }
   for (size_t i = 0; i < l.n; i++)
-    if ((mine[i] = target_matches (target, &l.items[i])))
-      {
-        signal_subtree (l.items[i].pid, l.items[i].uid, SIGHUP, &killed);
-        ended++;
-      }
-  for (int round = 0; round < 10; round++)
-    {
-      size_t left = 0;
-      sleep_ms (50);
-      for (size_t i = 0; i < l.n; i++)
-        if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, 0, NULL);
-      if (left == 0)
-        break;
-    }
-  /* A pid namespace whose init was killed is torn down by the kernel one
-   * task at a time; with a thousand tasks in it (a fork bomb at its nproc
-   * limit) that takes a while on a loaded machine: keep at it for up to 1.5 s
-   * rather than return while the tasks are still there. */
-  for (int round = 0; round < 30; round++)
-    {
-      size_t left = 0;
-      for (size_t i = 0; i < l.n; i++)
-        if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, SIGKILL, &killed);
-      if (left == 0)
-        break;
-      sleep_ms (50);
-    }
-  alive = finish_killed (&killed, 3000);
-  if (alive > 0)
-    fprintf (stderr, "bwshctl: warning: %zu killed processes of the sessions had not exited after 3 s\n", alive);
-  free (killed.v);
-  free (mine);
+    mine[i] = target_matches (target, &l.items[i]);
+  ended = bwshctl_end_sessions (&l, mine);
   bwsh_session_list_clear (&l);
   return ended;
 }

@@ -25,6 +25,7 @@
 #include "bwshcore.h"
 #include "cleanup.h"
 #include "enforce.h"
+#include "lockgroups.h"
 #include "checks.h"
 #include "options.h"
 #include "sessions.h"
@@ -270,6 +271,47 @@ check_access (const Options *o, const char *what)
   return 0;
 }
 
+/* A lock group locks only its members who are subjects (#39): none is a
+ * warning (a lock that holds nobody); members who are not subjects are
+ * named, since pam_bwsh leaves their sessions alone. */
+static void
+check_lock_group (const BwshPolicy *pol, const BwshNssName *n, size_t *ret_warnings)
+{
+  const char *file = n->from.file != NULL ? n->from.file : "-";
+  char **names = NULL;
+  size_t subjects = 0, others = 0;
+  int r = bwsh_lock_group_members (pol, n->name, &subjects, &others, &names, 3);
+
+  if (r < 0)
+    {
+      fprintf (stderr, "%s:%d: warning: lock_groups: cannot list the members of group \"%s\": %s\n", file,
+               n->from.line, n->name, strerror (-r));
+      (*ret_warnings)++;
+      return;
+    }
+  if (subjects == 0)
+    {
+      fprintf (stderr, "%s:%d: warning: lock_groups: group \"%s\" holds no subject: it locks nobody\n", file,
+               n->from.line, n->name);
+      (*ret_warnings)++;
+    }
+  if (others > 0)
+    {
+      fprintf (stderr, "%s:%d: note: lock_groups: %zu member%s of group \"%s\" %s not a subject and not locked "
+               "(pam_bwsh leaves %s alone):", file, n->from.line, others, others == 1 ? "" : "s", n->name,
+               others == 1 ? "is" : "are", others == 1 ? "it" : "them");
+      for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+        {
+          _cleanup_free_ char *e = bwsh_escape (names[i], strlen (names[i]));
+          fprintf (stderr, " %s", e != NULL ? e : "?");
+        }
+      fprintf (stderr, "%s\n", others > 3 ? " ..." : "");
+    }
+  for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+    free (names[i]);
+  free (names);
+}
+
 /* A name NSS does not know confines nobody: an error (a typo such as
  * subjects.groups = ["sandboxd"] must fail configuration management's
  * validate step).  A lookup that failed (a directory that is down) is a
@@ -293,7 +335,14 @@ check_names (const BwshPolicy *pol, bool resolve, bool inside, size_t *ret_error
       const char *kind = n->is_group ? "group" : "user";
       const char *file = n->from.file != NULL ? n->from.file : "-";
 
-      if (n->lookup == -ENOENT && inside)
+      if (n->lookup == -ENOENT && strcmp (n->key, "lock_groups") == 0)
+        {
+          /* A lock group that is not there yet locks nobody yet: a warning. */
+          fprintf (stderr, "%s:%d: warning: %s: no group \"%s\" in NSS: it locks nobody\n", file, n->from.line,
+                   n->key, n->name);
+          (*ret_warnings)++;
+        }
+      else if (n->lookup == -ENOENT && inside)
         {
           /* The sandbox has no directory client (sssd): not knowing a
            * name here proves nothing about the host. */
@@ -315,6 +364,8 @@ check_names (const BwshPolicy *pol, bool resolve, bool inside, size_t *ret_error
         }
       else if (resolve && n->is_group)
         printf ("%s: group %s: %ld %s\n", n->key, n->name, n->members, n->members == 1 ? "user" : "users");
+      if (n->lookup == 0 && strcmp (n->key, "lock_groups") == 0)
+        check_lock_group (pol, n, ret_warnings);
     }
   bwsh_nss_report_clear (&rep);
   return 0;
@@ -402,6 +453,10 @@ print_admission (const BwshSession *s)
   if (a->verdict == BWSH_ADMIT_ALLOWED)
     printf ("admission: allowed%s\n", s->is_subject ? "" : " (not a subject: pam_bwsh leaves the session alone; "
                                                               "bwsh confines it where it is the login shell)");
+  else if (s->refusal.code == BWSH_ERROR_LOCKED && bwsh_lock_is_policy (&a->lock) && getuid () == 0)
+    /* Root is told which lock group; the user is not (#39). */
+    printf ("admission: refused: %s: %s (lock group %s, %s)\n", bwsh_admit_verdict_name (a->verdict),
+            s->refusal.message, a->lock.target, a->lock.by);
   else if (s->refusal.code == BWSH_ERROR_LOCKED || s->refusal.code == BWSH_ERROR_LIMIT)
     printf ("admission: refused: %s: %s\n", bwsh_admit_verdict_name (a->verdict), s->refusal.message);
   else

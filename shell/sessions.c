@@ -29,6 +29,7 @@
 
 #include "audit.h"
 #include "cleanup.h"
+#include "enforce.h"
 #include "options.h"
 #include "sessions.h"
 
@@ -787,11 +788,19 @@ cmd_locks (int argc, char **argv)
   json_t *arr = NULL;
   int ret = 0;
 
-  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
+  static const CtlOption locks_opts[] = {
+    { "json", false, OPT_JSON },
+    { "policy", true, OPT_POLICY },
+    { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },
+  };
+  size_t nf;
+
+  if (ctl_parse_options (argc, argv, locks_opts, BWSH_N_ELEMENTS (locks_opts), take_option, &o, &operand, 0, &n) < 0)
     return 2;
   if (o.help)
     {
-      printf ("usage: bwshctl locks [--json]\n");
+      printf ("usage: bwshctl locks [--json] [--policy FILE]\n");
       return 0;
     }
   if (need_root ("locks") < 0)
@@ -803,13 +812,17 @@ cmd_locks (int argc, char **argv)
     }
   if (nl > 1)
     qsort (v, nl, sizeof *v, lock_cmp);
+  /* Then the policy's lock groups (#39), in the policy's order. */
+  nf = nl;
+  if (bwshctl_policy_locks (o.policy, &v, &nl) < 0)
+    ret = 1;
   if (o.json && (arr = json_array ()) == NULL)
     ret = -ENOMEM;
   if (!o.json && nl == 0)
     printf ("no locks\n");
   else if (!o.json)
     printf ("%-24s %-20s %-16s %s\n", "TARGET", "SINCE", "BY", "REASON");
-  for (size_t i = 0; i < nl && ret == 0; i++)
+  for (size_t i = 0; i < nl && ret >= 0; i++)
     {
       char when[32] = "-";
       struct tm tm;
@@ -819,8 +832,8 @@ cmd_locks (int argc, char **argv)
         strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
       if (o.json)
         {
-          json_t *row = json_pack ("{s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by", v[i].by,
-                                   "reason", v[i].reason);
+          json_t *row = json_pack ("{s:s, s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by",
+                                   v[i].by, "reason", v[i].reason, "source", i < nf ? "file" : "policy");
           if (row == NULL || json_array_append_new (arr, row) < 0)
             ret = -ENOMEM;
         }
@@ -833,7 +846,7 @@ cmd_locks (int argc, char **argv)
                   er != NULL && er[0] != '\0' ? er : "-");
         }
     }
-  if (o.json && ret == 0)
+  if (o.json && ret >= 0)
     {
       _cleanup_free_ char *text = json_dumps (arr, JSON_INDENT (2));
       if (text == NULL)
@@ -850,7 +863,7 @@ cmd_locks (int argc, char **argv)
       fprintf (stderr, "bwshctl: out of memory\n");
       return 1;
     }
-  return 0;
+  return ret;
 }
 
 int

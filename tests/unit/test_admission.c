@@ -26,6 +26,7 @@
 #include <cmocka.h>
 
 #include "admission.h"
+#include "lockgroups.h"
 #include "unit.h"
 
 #define BWSH "/usr/bin/bwsh"
@@ -144,6 +145,102 @@ test_admission_steps_in_order (void **state)
       bwsh_policy_free (pol);
       bwsh_identity_free (id);
     }
+}
+
+/* lock_groups (#39): a subject in a lock group is refused with the
+ * policy's reason and never told the group; the lock names the group and
+ * where the policy sets it.  Root and non-subjects are never locked. */
+static const struct
+{
+  const char *what;
+  const char *policy;
+  uid_t uid;
+  bool pam;
+  BwshAdmitVerdict want;
+  const char *want_message, *want_target;
+} lock_group_cases[] = {
+  { "a subject in the second lock group", "subjects = { users = [ \"tester\" ]; };\n"
+    "lock_groups = [ \"ops\", \"oncall\" ];\nlock_reason = \"off-boarding\";", 1000, true, BWSH_ADMIT_LOCKED,
+    "sessions of tester are locked: off-boarding", "@oncall" },
+  { "a subject by group, no reason written", "subjects = { groups = [ \"staff\" ]; };\nlock_groups = [ \"oncall\" ];",
+    1000, false, BWSH_ADMIT_LOCKED, "sessions of tester are locked: no reason given", "@oncall" },
+  { "a subject in no lock group", "subjects = { all = true; };\nlock_groups = [ \"ops\" ];", 1000, true,
+    BWSH_ADMIT_ALLOWED, NULL, NULL },
+  { "a member who is not a subject: pam_bwsh leaves it alone", "lock_groups = [ \"oncall\" ];", 1000, true,
+    BWSH_ADMIT_NOT_SUBJECT, NULL, NULL },
+  { "a member who is not a subject: bwsh does not lock it", "lock_groups = [ \"oncall\" ];", 1000, false,
+    BWSH_ADMIT_ALLOWED, NULL, NULL },
+  { "root in a lock group is never locked", "subjects = { all = true; };\nlock_groups = [ \"oncall\" ];", 0, true,
+    BWSH_ADMIT_ALLOWED, NULL, NULL },
+};
+
+static void
+test_lock_group_refuses_subject_with_reason_never_root_or_non_subject (void **state)
+{
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("locks and the registry must be root's: run as root");
+  for (size_t i = 0; i < sizeof lock_group_cases / sizeof lock_group_cases[0]; i++)
+    {
+      BwshIdentity *id = unit_identity ("/home/tester", BWSH);
+      BwshPolicy *pol = NULL;
+      BwshAdmission a = { 0 };
+      BwshError err = { 0 };
+      BwshAdmitRequest req = { .pam = lock_group_cases[i].pam, .service = "sshd", .bwsh_binary = BWSH,
+                               .locks_dir = locks, .sessions_dir = sessions };
+      int r;
+
+      assert_non_null (id);
+      /* The group list as getgrouplist() would give it, without NSS. */
+      id->uid = lock_group_cases[i].uid;
+      id->groups = calloc (3, sizeof *id->groups);
+      assert_non_null (id->groups);
+      id->groups[0] = strdup ("staff");
+      id->groups[1] = strdup ("oncall");
+      id->n_groups = 2;
+      assert_int_equal (unit_rm_rf (locks), 0);
+      assert_int_equal (bwsh_policy_new_defaults (&pol), 0);
+      assert_int_equal (bwsh_policy_parse_buffer (pol, lock_group_cases[i].policy, "test.conf", NULL, id, &err), 0);
+      r = bwsh_admit (&req, id, pol, &a, &err);
+      if (a.verdict != lock_group_cases[i].want || (lock_group_cases[i].want_message == NULL) != (r == 0)
+          || (r < 0 && strcmp (err.message, lock_group_cases[i].want_message) != 0))
+        fail_msg ("%s: verdict %s (r=%d, \"%s\")", lock_group_cases[i].what, bwsh_admit_verdict_name (a.verdict), r,
+                  err.message);
+      if (r < 0)
+        {
+          assert_int_equal (err.code, BWSH_ERROR_LOCKED);
+          assert_null (strstr (err.message, "oncall"));
+          assert_string_equal (a.lock.target, lock_group_cases[i].want_target);
+          assert_true (bwsh_lock_is_policy (&a.lock));
+          assert_string_equal (a.lock.by, "policy test.conf:2");
+        }
+      bwsh_admission_clear (&a);
+      bwsh_policy_free (pol);
+      bwsh_identity_free (id);
+    }
+}
+
+/* bwshctl enforce's note reaches pam_bwsh's close once, and only root's. */
+static void
+test_lock_note_taken_once (void **state)
+{
+  BwshLock l = { .target = (char *) (uintptr_t) "@oncall", .reason = (char *) (uintptr_t) "off-boarding",
+                 .by = (char *) (uintptr_t) "policy /etc/bwsh/bwsh.conf:3" }, got = { 0 };
+  BwshError err = { 0 };
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  register_live (getuid (), 1);
+  assert_int_equal (bwsh_lock_note_write (sessions, "123-456-0", &l, &err), 0);
+  assert_int_equal (bwsh_lock_note_take (sessions, "123-456-0", &got), 0);
+  assert_string_equal (got.target, "@oncall");
+  assert_string_equal (got.reason, "off-boarding");
+  assert_string_equal (got.by, "policy /etc/bwsh/bwsh.conf:3");
+  bwsh_lock_clear (&got);
+  assert_int_equal (bwsh_lock_note_take (sessions, "123-456-0", &got), -ENOENT);
+  assert_int_equal (bwsh_lock_note_write (sessions, "../x", &l, &err), -EINVAL);
 }
 
 /* A process of @uid that waits to be killed. */
@@ -268,6 +365,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_admission_steps_in_order),
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
+    cmocka_unit_test (test_lock_group_refuses_subject_with_reason_never_root_or_non_subject),
+    cmocka_unit_test (test_lock_note_taken_once),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
 }

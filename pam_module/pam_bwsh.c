@@ -409,7 +409,10 @@ refuse_admission (const Ctx *c, const BwshSession *s, int r, const BwshError *er
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
 
   if (a != NULL && a->verdict == BWSH_ADMIT_LOCKED && a->lock.target != NULL)
-    ev.lock_target = a->lock.target;
+    {
+      ev.lock_target = a->lock.target;
+      ev.lock_by = a->lock.by; /* a lock group of the policy: "policy FILE:LINE" */
+    }
   else if (a != NULL && a->verdict == BWSH_ADMIT_MAX_SESSIONS && r == -EPERM)
     {
       ev = (BwshEvent) BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);

@@ -45,6 +45,7 @@
 #include <security/pam_modutil.h>
 
 #include "admission.h"
+#include "lockgroups.h"
 #include "audit.h"
 #include "bwshcore.h"
 #include "cleanup.h"
@@ -706,9 +707,11 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
    * disconnect's SIGHUP, a lock's kill) or the file is not what bwrap wrote. */
   if (rec->uid >= 0 && bwsh_status_file_take (NULL, rec->session_id, (uid_t) rec->uid, &status) >= 0)
     ev.exit_status = status;
-  /* A lock set while the session ran, still there: bwshctl lock ended it
-   * (or will: the session is locked either way). */
-  if (c.user != NULL && bwsh_lock_since (NULL, c.user, rec->start, &lock) >= 0)
+  /* The lock bwshctl enforce ended the session for (its note), or a lock
+   * set while the session ran, still there: bwshctl lock ended it (or
+   * will: the session is locked either way). */
+  if (bwsh_lock_note_take (NULL, rec->registry_id, &lock) >= 0
+      || (c.user != NULL && bwsh_lock_since (NULL, c.user, rec->start, &lock) >= 0))
     {
       ev.end_reason = "lock";
       ev.lock_target = lock.target;

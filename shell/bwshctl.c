@@ -444,7 +444,7 @@ cmd_check (int argc, char **argv)
 /* "admission: allowed", "admission: refused: locked: sessions of ...":
  * the first step of a login, before the plan (admission.h). */
 static void
-print_admission (const BwshSession *s)
+print_admission (const BwshSession *s, bool root)
 {
   const BwshAdmission *a = s->admission;
 
@@ -453,7 +453,7 @@ print_admission (const BwshSession *s)
   if (a->verdict == BWSH_ADMIT_ALLOWED)
     printf ("admission: allowed%s\n", s->is_subject ? "" : " (not a subject: pam_bwsh leaves the session alone; "
                                                               "bwsh confines it where it is the login shell)");
-  else if (s->refusal.code == BWSH_ERROR_LOCKED && bwsh_lock_is_policy (&a->lock) && getuid () == 0)
+  else if (s->refusal.code == BWSH_ERROR_LOCKED && bwsh_lock_is_policy (&a->lock) && root)
     /* Root is told which lock group; the user is not (#39). */
     printf ("admission: refused: %s: %s (lock group %s, %s)\n", bwsh_admit_verdict_name (a->verdict),
             s->refusal.message, a->lock.target, a->lock.by);
@@ -471,6 +471,8 @@ cmd_explain (int argc, char **argv)
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   BwshCommand cmd = { .login = true };
   _cleanup_free_ char *out = NULL, *refusal = NULL;
+  /* Before prepare(): root looking at a user's session becomes that user. */
+  const bool root = getuid () == 0;
   int r;
 
   if (parse_options (argc, argv, &o, true) < 0)
@@ -502,7 +504,7 @@ cmd_explain (int argc, char **argv)
       printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", s->id->name, (unsigned) s->id->uid,
               o.policy != NULL ? o.policy : bwsh_policy_path (),
               s->user_config_path != NULL ? s->user_config_path : "(none)");
-      print_admission (s);
+      print_admission (s, root);
       for (size_t i = 0; i < s->diag.n; i++)
         {
           _cleanup_free_ char *e = bwsh_escape_message (s->diag.lines[i]);

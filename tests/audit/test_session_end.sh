@@ -236,7 +236,7 @@ it_assert_rc 0
 it_assert_err_has "$SSH_POLICY:$LINE: warning: lock_groups: group \"$LOCKGRP\" holds no subject: it locks nobody"
 bwshctl_run check --policy "$SSH_POLICY" --strict
 it_assert_rc 1
-gpasswd -q -a "$IT_USER" "$LOCKGRP" && gpasswd -q -a "$OTHER" "$LOCKGRP" || it_fail "gpasswd -a"
+{ gpasswd -a "$IT_USER" "$LOCKGRP" && gpasswd -a "$OTHER" "$LOCKGRP"; } >/dev/null || it_fail "gpasswd -a"
 bwshctl_run check --policy "$SSH_POLICY"
 it_assert_err_lacks "holds no subject"
 it_assert_err_has "$SSH_POLICY:$LINE: note: lock_groups: 1 member of group \"$LOCKGRP\" is not a subject and not locked (pam_bwsh leaves it alone): $OTHER"
@@ -277,12 +277,13 @@ it_assert_eq "@$LOCKGRP" "$(journal_field "$ended" BWSH_LOCK_TARGET)" BWSH_LOCK_
 it_assert_eq "lock group drill 4713" "$(journal_field "$ended" BWSH_LOCK_REASON)" BWSH_LOCK_REASON
 it_assert_eq "policy $SSH_POLICY:$LINE" "$(journal_field "$ended" BWSH_LOCK_BY)" BWSH_LOCK_BY
 kill_holders
+it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files and notes left once the session closed"
 bwshctl_run enforce
 it_assert_rc 0
 it_assert_eq "" "$IT_OUT" "a second enforce, nothing to end"
 
 it_check "lock_groups: out of the group, the user logs in again"
-gpasswd -q -d "$IT_USER" "$LOCKGRP" || it_fail "gpasswd -d"
+gpasswd -d "$IT_USER" "$LOCKGRP" >/dev/null || it_fail "gpasswd -d"
 ssh_run t 'exit 4'
 it_assert_rc 4
 

@@ -113,13 +113,15 @@ it_assert_err_has "bwsh: sessions of $IN are locked: fleet lock drill 4714"
 it_assert_err_lacks "$LOCKED"
 it_assert_absent "$MARK"
 journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IN" "BWSH_LOCK_TARGET=@$LOCKED" || exit 1
+# bwsh itself, where no pam_bwsh ran: the same refusal, its own event.
 IT_RC=0
-timeout -k 5 60 setpriv --reuid="$IN_UID" --regid="$FLEET_BASE" --init-groups \
+timeout -k 5 60 nsenter -t "$JOURNALD_PID" -m -- setpriv --reuid="$IN_UID" --regid="$FLEET_BASE" --init-groups \
   "$IT_BWSH" -c "touch $MARK" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
 it_assert_rc 77
 it_assert_err_has "bwsh: sessions of $IN are locked: fleet lock drill 4714"
 it_assert_absent "$MARK"
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IN" BWSH_SERVICE=bwsh "BWSH_LOCK_TARGET=@$LOCKED" || exit 1
 bwshctl_run locks --policy "$SSH_POLICY"
 grep -qE "^@$LOCKED +- +policy $SSH_POLICY:2 +fleet lock drill 4714\$" <<<"$IT_OUT" || it_fail "locks: $IT_OUT"
 

@@ -65,11 +65,18 @@ unshare -m --propagation private -- sh -c '
   mkdir -m 0700 /var/lib/sss/db /var/lib/sss/secrets
   mkdir -m 0755 /var/lib/sss/pipes /var/lib/sss/pubconf /var/lib/sss/mc /var/lib/sss/gpo_cache
   mkdir -m 0700 /var/lib/sss/pipes/private
+  : >/run/host2-mounted
   /usr/sbin/sssd -i -c "$1" --logger=stderr -d 1 </dev/null >"$2" 2>&1 &
   echo $! >"$3"
   exec sleep 3600' sh "$FLEET_DIR/sssd2.conf" "$FLEET_DIR/sssd2.log" "$FLEET_DIR/sssd2.pid" &
 HOST2_PID=$!
-for _ in $(seq 200); do host2 getent passwd "$IN"; [ "$IT_RC" = 0 ] && break; sleep 0.1; done
+# Its own caches: once its mounts are made (before them, nsenter would find
+# the first host's), and once it answers for the user and the groups.
+for _ in $(seq 300); do
+  host2 sh -c "test -e /run/host2-mounted && id -nG '$IN' | tr ' ' '\n' | grep -qx '${FLEET_PFX}staff'"
+  [ "$IT_RC" = 0 ] && break
+  sleep 0.1
+done
 it_assert_rc 0
 
 it_check "lock_groups: before the change, both hosts admit $IN"

@@ -49,5 +49,6 @@
 #include "audit.h"
 #include "ended.h"
 #include "lkg.h"
+#include "lockgroups.h"
 #include "registry.h"
 #include "session.h"

@@ -86,9 +86,12 @@ echo "pam_bwsh.so in $pamdir, beside pam_unix.so"
 for p in /usr/bin/bwsh /usr/bin/bwshctl /usr/libexec/bwsh/bwsh-netns /usr/libexec/bwsh/bwsh-landlock "$pamdir/pam_bwsh.so" /etc/bwsh/bwsh.conf \
   /usr/share/bash-completion/completions/bwshctl \
   /usr/share/pam-configs/bwsh /usr/share/doc/bwsh/examples/sshd_config.d/bwsh.conf \
-  /usr/share/doc/bwsh/examples/pam.d/bwsh-session /usr/share/bwsh/config.schema.json /usr/share/bwsh/apparmor/bwsh; do
+  /usr/share/doc/bwsh/examples/pam.d/bwsh-session /usr/share/bwsh/config.schema.json /usr/share/bwsh/apparmor/bwsh \
+  /usr/lib/systemd/system/bwsh-enforce.service /usr/lib/systemd/system/bwsh-enforce.timer; do
   [ -e "$p" ] || fail "missing $p"
 done
+# bwsh-enforce.timer (#39): installed, not enabled; the README's enable block enables it.
+[ ! -e /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "installing enabled bwsh-enforce.timer"
 [ -d /etc/bwsh/conf.d ] || fail "missing /etc/bwsh/conf.d"
 dpkg-query --control-show bwsh conffiles | grep -qx '/etc/bwsh/bwsh.conf' || fail "/etc/bwsh/bwsh.conf is not a conffile"
 for page in bwsh.1 bwshctl.8 pam_bwsh.8 bwsh.conf.5 bwsh-config.json.5; do
@@ -193,7 +196,12 @@ userdel "$shelluser"
 [ -d /etc/bwsh/conf.d ] || fail "remove (not purge) took /etc/bwsh/conf.d"
 
 step "purge"
+# Enabled as the README does (without a running systemd: the link only);
+# the purge takes it out again, the snapshot below checks.
+systemctl enable bwsh-enforce.timer || fail "systemctl enable bwsh-enforce.timer"
+[ -L /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "systemctl enable made no link"
 BWSH_PURGE_CONF_D=yes apt-get purge -y bwsh 2>&1 | tee "$work/purge"
+[ ! -e /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "the purge left bwsh-enforce.timer enabled"
 grep -q 'not empty so not removed' "$work/purge" && fail "dpkg left a directory behind on purge"
 installed=0
 snapshot >"$work/after"
@@ -231,6 +239,7 @@ rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-netns || fail "the
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/libexec/bwsh/bwsh-landlock || fail "the rpm lacks the recording's Landlock helper /usr/libexec/bwsh/bwsh-landlock"
 rpm -qp --configfiles "$rpm" 2>/dev/null | grep -qx /etc/bwsh/bwsh.conf || fail "bwsh.conf is not %config in the rpm"
 rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/lib/tmpfiles.d/bwsh.conf || fail "the rpm lacks its tmpfiles.d snippet (the registry)"
+rpm -qlp "$rpm" 2>/dev/null | grep -qx /usr/lib/systemd/system/bwsh-enforce.timer || fail "the rpm lacks bwsh-enforce.timer"
 rpm -qp --scripts "$rpm" 2>/dev/null | grep -q 'groupadd -r bwsh' || fail "the rpm does not create the group bwsh"
 
 step "packages"

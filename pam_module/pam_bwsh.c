@@ -406,7 +406,10 @@ refuse_admission (const Ctx *c, const BwshSession *s, int r, const BwshError *er
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
 
   if (a != NULL && a->verdict == BWSH_ADMIT_LOCKED && a->lock.target != NULL)
-    ev.lock_target = a->lock.target;
+    {
+      ev.lock_target = a->lock.target;
+      ev.lock_by = a->lock.by; /* a lock group of the policy: "policy FILE:LINE" */
+    }
   else if (a != NULL && a->verdict == BWSH_ADMIT_MAX_SESSIONS && r == -EPERM)
     {
       ev = (BwshEvent) BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
@@ -700,9 +703,11 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
    * disconnect's SIGHUP, a lock's kill) or the file is not what bwrap wrote. */
   if (rec->uid >= 0 && bwsh_status_file_take (NULL, rec->session_id, (uid_t) rec->uid, &status) >= 0)
     ev.exit_status = status;
-  /* A lock set while the session ran, still there: bwshctl lock ended it
-   * (or will: the session is locked either way). */
-  if (c.user != NULL && bwsh_lock_since (NULL, c.user, rec->start, &lock) >= 0)
+  /* The lock bwshctl enforce ended the session for (its note), or a lock
+   * set while the session ran, still there: bwshctl lock ended it (or
+   * will: the session is locked either way). */
+  if (bwsh_lock_note_take (NULL, rec->registry_id, &lock) >= 0
+      || (c.user != NULL && bwsh_lock_since (NULL, c.user, rec->start, &lock) >= 0))
     {
       ev.end_reason = "lock";
       ev.lock_target = lock.target;

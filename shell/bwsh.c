@@ -48,6 +48,7 @@ static const BwshIdentity *user_id;
 /* The session being launched, for its started event (announce()). */
 static const BwshSession *session;
 static const char *session_digest;
+static const BwshLock *refused_lock; /* the lock admission refused the session for */
 
 static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
@@ -62,7 +63,7 @@ die (int status, const char *fmt, ...)
   r = vasprintf (&msg, fmt, ap);
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
-  bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory");
+  bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory", refused_lock);
   exit (status);
 }
 
@@ -307,6 +308,9 @@ main (int argc, char **argv)
     }
   if (s != NULL && s->policy_fallback)
     policy_fallback (s, r);
+  if (r < 0 && s != NULL && s->admission != NULL && s->admission->verdict == BWSH_ADMIT_LOCKED
+      && s->admission->lock.target != NULL)
+    refused_lock = &s->admission->lock;
   /* scp, sftp, rsync and git run one protocol command per transfer; the
    * overlay's warnings would repeat on the client's stderr at each of them.
    * They reach the user at a login, on an ssh command and in bwshctl check. */

@@ -23,6 +23,8 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "enforce.h"
+#include "lockgroups.h"
 #include "checks.h"
 #include "options.h"
 #include "sessions.h"
@@ -41,7 +43,8 @@ usage (FILE *f, int code)
            "       bwshctl sessions [--json]\n"
            "       bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n"
            "       bwshctl unlock USER|@GROUP\n"
-           "       bwshctl locks [--json]\n"
+           "       bwshctl locks [--json] [--policy FILE]\n"
+           "       bwshctl enforce [--policy FILE]\n"
            "       bwshctl --version\n");
   return code;
 }
@@ -267,6 +270,47 @@ check_access (const Options *o, const char *what)
   return 0;
 }
 
+/* A lock group locks only its members who are subjects (#39): none is a
+ * warning (a lock that holds nobody); members who are not subjects are
+ * named, since pam_bwsh leaves their sessions alone. */
+static void
+check_lock_group (const BwshPolicy *pol, const BwshNssName *n, size_t *ret_warnings)
+{
+  const char *file = n->from.file != NULL ? n->from.file : "-";
+  char **names = NULL;
+  size_t subjects = 0, others = 0;
+  int r = bwsh_lock_group_members (pol, n->name, &subjects, &others, &names, 3);
+
+  if (r < 0)
+    {
+      fprintf (stderr, "%s:%d: warning: lock_groups: cannot list the members of group \"%s\": %s\n", file,
+               n->from.line, n->name, strerror (-r));
+      (*ret_warnings)++;
+      return;
+    }
+  if (subjects == 0)
+    {
+      fprintf (stderr, "%s:%d: warning: lock_groups: group \"%s\" holds no subject: it locks nobody\n", file,
+               n->from.line, n->name);
+      (*ret_warnings)++;
+    }
+  if (others > 0)
+    {
+      fprintf (stderr, "%s:%d: note: lock_groups: %zu member%s of group \"%s\" %s not a subject and not locked "
+               "(pam_bwsh leaves %s alone):", file, n->from.line, others, others == 1 ? "" : "s", n->name,
+               others == 1 ? "is" : "are", others == 1 ? "it" : "them");
+      for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+        {
+          _cleanup_free_ char *e = bwsh_escape (names[i], strlen (names[i]));
+          fprintf (stderr, " %s", e != NULL ? e : "?");
+        }
+      fprintf (stderr, "%s\n", others > 3 ? " ..." : "");
+    }
+  for (size_t i = 0; names != NULL && names[i] != NULL; i++)
+    free (names[i]);
+  free (names);
+}
+
 /* A name NSS does not know confines nobody: an error (a typo such as
  * subjects.groups = ["sandboxd"] must fail configuration management's
  * validate step).  A lookup that failed (a directory that is down) is a
@@ -290,7 +334,14 @@ check_names (const BwshPolicy *pol, bool resolve, bool inside, size_t *ret_error
       const char *kind = n->is_group ? "group" : "user";
       const char *file = n->from.file != NULL ? n->from.file : "-";
 
-      if (n->lookup == -ENOENT && inside)
+      if (n->lookup == -ENOENT && strcmp (n->key, "lock_groups") == 0)
+        {
+          /* A lock group that is not there yet locks nobody yet: a warning. */
+          fprintf (stderr, "%s:%d: warning: %s: no group \"%s\" in NSS: it locks nobody\n", file, n->from.line,
+                   n->key, n->name);
+          (*ret_warnings)++;
+        }
+      else if (n->lookup == -ENOENT && inside)
         {
           /* The sandbox has no directory client (sssd): not knowing a
            * name here proves nothing about the host. */
@@ -312,6 +363,8 @@ check_names (const BwshPolicy *pol, bool resolve, bool inside, size_t *ret_error
         }
       else if (resolve && n->is_group)
         printf ("%s: group %s: %ld %s\n", n->key, n->name, n->members, n->members == 1 ? "user" : "users");
+      if (n->lookup == 0 && strcmp (n->key, "lock_groups") == 0)
+        check_lock_group (pol, n, ret_warnings);
     }
   bwsh_nss_report_clear (&rep);
   return 0;
@@ -390,7 +443,7 @@ cmd_check (int argc, char **argv)
 /* "admission: allowed", "admission: refused: locked: sessions of ...":
  * the first step of a login, before the plan (admission.h). */
 static void
-print_admission (const BwshSession *s)
+print_admission (const BwshSession *s, bool root)
 {
   const BwshAdmission *a = s->admission;
 
@@ -399,6 +452,10 @@ print_admission (const BwshSession *s)
   if (a->verdict == BWSH_ADMIT_ALLOWED)
     printf ("admission: allowed%s\n", s->is_subject ? "" : " (not a subject: pam_bwsh leaves the session alone; "
                                                               "bwsh confines it where it is the login shell)");
+  else if (s->refusal.code == BWSH_ERROR_LOCKED && bwsh_lock_is_policy (&a->lock) && root)
+    /* Root is told which lock group; the user is not (#39). */
+    printf ("admission: refused: %s: %s (lock group %s, %s)\n", bwsh_admit_verdict_name (a->verdict),
+            s->refusal.message, a->lock.target, a->lock.by);
   else if (s->refusal.code == BWSH_ERROR_LOCKED || s->refusal.code == BWSH_ERROR_LIMIT)
     printf ("admission: refused: %s: %s\n", bwsh_admit_verdict_name (a->verdict), s->refusal.message);
   else
@@ -413,6 +470,8 @@ cmd_explain (int argc, char **argv)
   _cleanup_ (bwsh_session_freep) BwshSession *s = NULL;
   BwshCommand cmd = { .login = true };
   _cleanup_free_ char *out = NULL, *refusal = NULL;
+  /* Before prepare(): root looking at a user's session becomes that user. */
+  const bool root = getuid () == 0;
   int r;
 
   if (parse_options (argc, argv, &o, true) < 0)
@@ -444,7 +503,7 @@ cmd_explain (int argc, char **argv)
       printf ("bwsh plan for %s (uid %u)\npolicy: %s\nuser configuration: %s\n", s->id->name, (unsigned) s->id->uid,
               o.policy != NULL ? o.policy : bwsh_policy_path (),
               s->user_config_path != NULL ? s->user_config_path : "(none)");
-      print_admission (s);
+      print_admission (s, root);
       for (size_t i = 0; i < s->diag.n; i++)
         {
           _cleanup_free_ char *e = bwsh_escape_message (s->diag.lines[i]);
@@ -480,6 +539,8 @@ main (int argc, char **argv)
     return cmd_explain (argc - 1, argv + 1);
   if (strcmp (argv[1], "doctor") == 0)
     return bwshctl_doctor (argc - 1, argv + 1);
+  if (strcmp (argv[1], "enforce") == 0)
+    return bwshctl_enforce (argc - 1, argv + 1);
   if ((r = bwshctl_sessions (argv[1], argc - 1, argv + 1)) >= 0)
     return r;
   fprintf (stderr, "bwshctl: unknown command \"%s\"\n", argv[1]);

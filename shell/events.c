@@ -14,7 +14,7 @@
 #include "events.h"
 
 void
-bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg)
+bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg, const BwshLock *lock)
 {
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_REFUSED);
   _cleanup_free_ char *line = NULL;
@@ -28,6 +28,11 @@ bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg)
   ev.outcome = "refused";
   ev.reason = msg;
   ev.service = "bwsh";
+  if (lock != NULL)
+    {
+      ev.lock_target = lock->target;
+      ev.lock_by = lock->by;
+    }
   if (line == NULL || bwsh_event_send (&ev) < 0)
     syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user, msg);
 }

@@ -3,10 +3,12 @@
 
 #include <stdbool.h>
 
+#include "audit.h"
 #include "bwshcore.h"
 
-/* A session bwsh refused, before bwrap ran: one event (or syslog line). */
-void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg);
+/* A session bwsh refused, before bwrap ran: one event (or syslog line);
+ * @lock (or NULL) is the lock that refused it: its target and source. */
+void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg, const BwshLock *lock);
 /* A sandbox bwsh is about to exec (recorded: that tlog-rec has started, or
  * that runs unrecorded because tlog-rec failed; shell/guard.c): the
  * session-allowed event where pam_bwsh did not record the session, else the

@@ -29,6 +29,7 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "enforce.h"
 #include "options.h"
 #include "sessions.h"
 
@@ -470,14 +471,56 @@ target_matches (const char *target, const BwshSessionEntry *e)
  * then SIGKILL and wait for every process signalled on the way that still
  * runs elsewhere (re-parented), so that when this returns none of the
  * session runs any more. */
+size_t
+bwshctl_end_sessions (const BwshSessionList *l, const bool *mine)
+{
+  Killed killed = { 0 };
+  size_t ended = 0, alive;
+
+  for (size_t i = 0; i < l->n; i++)
+    if (mine[i])
+      {
+        signal_subtree (l->items[i].pid, l->items[i].uid, SIGHUP, &killed);
+        ended++;
+      }
+  for (int round = 0; round < 10 && ended > 0; round++)
+    {
+      size_t left = 0;
+      sleep_ms (50);
+      for (size_t i = 0; i < l->n; i++)
+        if (mine[i])
+          left += signal_subtree (l->items[i].pid, l->items[i].uid, 0, NULL);
+      if (left == 0)
+        break;
+    }
+  /* A pid namespace whose init was killed is torn down by the kernel one
+   * task at a time; with a thousand tasks in it (a fork bomb at its nproc
+   * limit) that takes a while on a loaded machine: keep at it for up to 1.5 s
+   * rather than return while the tasks are still there. */
+  for (int round = 0; round < 30 && ended > 0; round++)
+    {
+      size_t left = 0;
+      for (size_t i = 0; i < l->n; i++)
+        if (mine[i])
+          left += signal_subtree (l->items[i].pid, l->items[i].uid, SIGKILL, &killed);
+      if (left == 0)
+        break;
+      sleep_ms (50);
+    }
+  alive = finish_killed (&killed, 3000);
+  if (alive > 0)
+    fprintf (stderr, "bwshctl: warning: %zu killed processes of the sessions had not exited after 3 s\n", alive);
+  free (killed.v);
+  return ended;
+}
+
 static size_t
 end_sessions (const char *target)
 {
   _cleanup_close_ int dirfd = -1;
   BwshSessionList l = { 0 };
-  Killed killed = { 0 };
-  bool *mine;
-  size_t ended = 0, alive;
+  _cleanup_free_ bool *mine = NULL;
+  size_t ended;
 
   if (bwsh_registry_open (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
     return 0;
@@ -489,40 +532,8 @@ end_sessions (const char *target)
       return 0;
     }
   for (size_t i = 0; i < l.n; i++)
-    if ((mine[i] = target_matches (target, &l.items[i])))
-      {
-        signal_subtree (l.items[i].pid, l.items[i].uid, SIGHUP, &killed);
-        ended++;
-      }
-  for (int round = 0; round < 10; round++)
-    {
-      size_t left = 0;
-      sleep_ms (50);
-      for (size_t i = 0; i < l.n; i++)
-        if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, 0, NULL);
-      if (left == 0)
-        break;
-    }
-  /* A pid namespace whose init was killed is torn down by the kernel one
-   * task at a time; with a thousand tasks in it (a fork bomb at its nproc
-   * limit) that takes a while on a loaded machine: keep at it for up to 1.5 s
-   * rather than return while the tasks are still there. */
-  for (int round = 0; round < 30; round++)
-    {
-      size_t left = 0;
-      for (size_t i = 0; i < l.n; i++)
-        if (mine[i])
-          left += signal_subtree (l.items[i].pid, l.items[i].uid, SIGKILL, &killed);
-      if (left == 0)
-        break;
-      sleep_ms (50);
-    }
-  alive = finish_killed (&killed, 3000);
-  if (alive > 0)
-    fprintf (stderr, "bwshctl: warning: %zu killed processes of the sessions had not exited after 3 s\n", alive);
-  free (killed.v);
-  free (mine);
+    mine[i] = target_matches (target, &l.items[i]);
+  ended = bwshctl_end_sessions (&l, mine);
   bwsh_session_list_clear (&l);
   return ended;
 }
@@ -777,11 +788,19 @@ cmd_locks (int argc, char **argv)
   json_t *arr = NULL;
   int ret = 0;
 
-  if (ctl_parse_options (argc, argv, json_opts, BWSH_N_ELEMENTS (json_opts), take_option, &o, &operand, 0, &n) < 0)
+  static const CtlOption locks_opts[] = {
+    { "json", false, OPT_JSON },
+    { "policy", true, OPT_POLICY },
+    { "help", false, OPT_HELP },
+    { "h", false, OPT_HELP },
+  };
+  size_t nf;
+
+  if (ctl_parse_options (argc, argv, locks_opts, BWSH_N_ELEMENTS (locks_opts), take_option, &o, &operand, 0, &n) < 0)
     return 2;
   if (o.help)
     {
-      printf ("usage: bwshctl locks [--json]\n");
+      printf ("usage: bwshctl locks [--json] [--policy FILE]\n");
       return 0;
     }
   if (need_root ("locks") < 0)
@@ -793,13 +812,17 @@ cmd_locks (int argc, char **argv)
     }
   if (nl > 1)
     qsort (v, nl, sizeof *v, lock_cmp);
+  /* Then the policy's lock groups (#39), in the policy's order. */
+  nf = nl;
+  if (bwshctl_policy_locks (o.policy, &v, &nl) < 0)
+    ret = 1;
   if (o.json && (arr = json_array ()) == NULL)
     ret = -ENOMEM;
   if (!o.json && nl == 0)
     printf ("no locks\n");
   else if (!o.json)
     printf ("%-24s %-20s %-16s %s\n", "TARGET", "SINCE", "BY", "REASON");
-  for (size_t i = 0; i < nl && ret == 0; i++)
+  for (size_t i = 0; i < nl && ret >= 0; i++)
     {
       char when[32] = "-";
       struct tm tm;
@@ -809,8 +832,8 @@ cmd_locks (int argc, char **argv)
         strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
       if (o.json)
         {
-          json_t *row = json_pack ("{s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by", v[i].by,
-                                   "reason", v[i].reason);
+          json_t *row = json_pack ("{s:s, s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by",
+                                   v[i].by, "reason", v[i].reason, "source", i < nf ? "file" : "policy");
           if (row == NULL || json_array_append_new (arr, row) < 0)
             ret = -ENOMEM;
         }
@@ -823,7 +846,7 @@ cmd_locks (int argc, char **argv)
                   er != NULL && er[0] != '\0' ? er : "-");
         }
     }
-  if (o.json && ret == 0)
+  if (o.json && ret >= 0)
     {
       _cleanup_free_ char *text = json_dumps (arr, JSON_INDENT (2));
       if (text == NULL)
@@ -840,7 +863,7 @@ cmd_locks (int argc, char **argv)
       fprintf (stderr, "bwshctl: out of memory\n");
       return 1;
     }
-  return 0;
+  return ret;
 }
 
 int

@@ -179,7 +179,8 @@ bwsh_nss_check (const BwshPolicy *p, bool resolve, BwshNssReport *ret, BwshError
   if ((rc = add_names (&r, &p->subject_users, false, "subjects.users")) < 0
       || (rc = add_names (&r, &p->subject_groups, true, "subjects.groups")) < 0
       || (rc = add_names (&r, &p->match_users, false, "match.user")) < 0
-      || (rc = add_names (&r, &p->match_groups, true, "match.group")) < 0)
+      || (rc = add_names (&r, &p->match_groups, true, "match.group")) < 0
+      || (rc = add_names (&r, &p->lock_groups, true, "lock_groups")) < 0)
     return bwsh_error_set (err, rc, NULL, 0, 0, "cannot list the policy's names: %s", strerror (-rc));
 
   if (resolve && r.n > 0 && (g = calloc (r.n, sizeof *g)) == NULL)

@@ -18,7 +18,7 @@ typedef struct BwshNssName
 {
   char *name;
   bool is_group;
-  const char *key;  /* "subjects.users", "subjects.groups", "match.user", "match.group" */
+  const char *key;  /* "subjects.users", "subjects.groups", "match.user", "match.group", "lock_groups" */
   BwshSource from;  /* where the name is written */
   int lookup;       /* 0: NSS knows it; -ENOENT: NSS does not; other -errno: the lookup failed */
   long members;     /* groups, with @resolve: how many users hold it; -1 otherwise */
@@ -26,13 +26,13 @@ typedef struct BwshNssName
 
 typedef struct BwshNssReport
 {
-  BwshNssName *items; /* each name once, in policy order: subjects, then match blocks */
+  BwshNssName *items; /* each name once, in policy order: subjects, match blocks, lock groups */
   size_t n;
   size_t n_unknown;   /* items whose lookup is not 0 */
 } BwshNssReport;
 
-/* Look up through NSS every user and group name of @p's "subjects" and of
- * its "match" blocks: a name NSS does not know confines nobody, so it is
+/* Look up through NSS every user and group name of @p's "subjects", of
+ * its "match" blocks and its "lock_groups": a name NSS does not know confines nobody, so it is
  * most likely a typo.  With @resolve, count the users of each group: its
  * member list (SSSD flattens nested groups into it) plus the accounts NSS
  * enumerates whose primary group it is (SSSD enumerates no directory users

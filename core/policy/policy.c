@@ -55,7 +55,7 @@ static const size_t list_fields[] = {
   offsetof (BwshPolicy, allowed_services),
   offsetof (BwshPolicy, tcp_connect),    offsetof (BwshPolicy, tcp_bind),
   offsetof (BwshPolicy, files),          offsetof (BwshPolicy, match_users),
-  offsetof (BwshPolicy, match_groups),
+  offsetof (BwshPolicy, match_groups),   offsetof (BwshPolicy, lock_groups),
 };
 
 static const size_t string_fields[] = {
@@ -65,6 +65,7 @@ static const size_t string_fields[] = {
   offsetof (BwshPolicy, hostname),
   offsetof (BwshPolicy, state_dir),
   offsetof (BwshPolicy, shell_from.file),
+  offsetof (BwshPolicy, lock_reason),
 };
 
 static void
@@ -174,6 +175,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->max_mounts = BWSH_DEFAULT_MAX_MOUNTS;
   p->subject_all = false;
   p->is_subject = false;
+  p->lock_group = -1;
   p->require_shell = true;
   for (size_t i = 0; i < BWSH_N_ELEMENTS (services); i++)
     if ((r = add_default (&p->refused_services, services[i])) < 0)
@@ -252,6 +254,8 @@ const Key policy_root_keys[] = {
   { "max_mounts", bwsh_policy_key_max_mounts, 0, 0, NULL },
   { "max_sessions", bwsh_policy_key_max_sessions, 0, 0, NULL },
   { "subjects", key_group, 0, 0, subject_keys },
+  { "lock_groups", bwsh_policy_key_accounts, OFF (lock_groups), 0, NULL },
+  { "lock_reason", bwsh_policy_key_lock_reason, 0, 0, NULL },
   { "require_shell", bwsh_policy_key_bool, OFF (require_shell), 0, NULL },
   { "refused_services", bwsh_policy_key_services, OFF (refused_services), 0, NULL },
   { "allowed_services", bwsh_policy_key_services, OFF (allowed_services), 0, NULL },

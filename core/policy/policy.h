@@ -121,6 +121,9 @@ typedef struct BwshPolicy
   BwshBindList subject_users;
   BwshBindList subject_groups;
   bool is_subject;           /* resolved for the identity the policy was loaded for */
+  BwshBindList lock_groups;  /* lock_groups (#39): a subject in one of these is locked */
+  char *lock_reason;         /* what a user of a lock group is told; NULL: "no reason given" */
+  int lock_group;            /* resolved: the index in lock_groups that locks the identity, -1: none */
   BwshBindList match_users;  /* every "match" block's user names, with file:line, */
   BwshBindList match_groups; /* applied or not (for bwsh_nss_check) */
   bool require_shell;

@@ -25,6 +25,8 @@
 #define MATCH_BLOCKS_MAX 1024
 #define NAME_LEN_MAX 256
 #define HOSTNAME_LEN_MAX 63
+/* As bwshctl lock --reason. */
+#define BWSH_LOCK_REASON_MAX 256
 
 /* A dummy home directory, only to validate "~" templates lexically. */
 #define CHECK_HOME "/home/bwsh-policy-check"
@@ -116,6 +118,7 @@ int bwsh_policy_key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, con
 int bwsh_policy_key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_lock_reason (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_max_mounts (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_max_sessions (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);

@@ -164,6 +164,27 @@ resolve_subject (BwshPolicy *p, const BwshIdentity *id, BwshError *err)
   return 0;
 }
 
+/* lock_groups (#39): answered from the group list the subject check loaded
+ * (one getgrouplist() per identity, bwsh_identity_load_groups()).  Root and
+ * non-subjects are never locked; not knowing a subject's groups refuses
+ * (a directory that is down must not unlock anybody). */
+static int
+resolve_lock_group (BwshPolicy *p, const BwshIdentity *id, BwshError *err)
+{
+  int r;
+
+  p->lock_group = -1;
+  if (id == NULL || !p->is_subject || id->uid == 0 || p->lock_groups.n == 0)
+    return 0;
+  r = bwsh_identity_load_groups (id, err);
+  if (r < 0)
+    return r;
+  for (size_t i = 0; i < p->lock_groups.n && p->lock_group < 0; i++)
+    if (bwsh_identity_in_group (id, p->lock_groups.items[i].src))
+      p->lock_group = (int) i;
+  return 0;
+}
+
 /* Apply parsed documents in precedence order (see the top of this file). */
 int
 policy_apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity *id, BwshError *err)
@@ -178,7 +199,8 @@ policy_apply_docs (PolicyDoc **docs, size_t n, BwshPolicy *p, const BwshIdentity
         if (r < 0)
           return r;
       }
-  return resolve_subject (p, id, err);
+  int r = resolve_subject (p, id, err);
+  return r < 0 ? r : resolve_lock_group (p, id, err);
 }
 
 static void

@@ -395,6 +395,29 @@ bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const ch
   return 0;
 }
 
+/* lock_reason: what a member of a lock group is told, one line like
+ * bwshctl lock --reason (#39). */
+int
+bwsh_policy_key_lock_reason (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
+{
+  const char *v;
+  char *copy;
+
+  (void) k;
+  if (config_setting_type (s) != CONFIG_TYPE_STRING)
+    return policy_fail (c, s, -EINVAL, "\"%s\" must be a string, not %s", name, policy_type_name (s));
+  v = config_setting_get_string (s);
+  for (const char *q = v; *q != '\0'; q++)
+    if ((unsigned char) *q < 0x20 || *q == 0x7f)
+      return policy_fail (c, s, -EINVAL, "\"%s\" must be one line without control characters", name);
+  if (strlen (v) > BWSH_LOCK_REASON_MAX)
+    return policy_fail (c, s, -E2BIG, "\"%s\" is longer than %d bytes", name, BWSH_LOCK_REASON_MAX);
+  copy = strdup (v);
+  if (copy == NULL)
+    return -ENOMEM;
+  return set_string (&p->lock_reason, copy);
+}
+
 int
 bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {

@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "errors.h"
 #include "identity.h"
+#include "lockgroups.h"
 #include "path.h"
 #include "policy.h"
 #include "procstat.h"
@@ -99,10 +100,15 @@ refuse (BwshAdmission *a, BwshAdmitVerdict v, BwshErrorCode step, BwshError *err
 }
 
 static int
-check_lock (const BwshAdmitRequest *req, const BwshIdentity *id, BwshAdmission *a, BwshError *err)
+check_lock (const BwshAdmitRequest *req, const BwshIdentity *id, const BwshPolicy *pol, BwshAdmission *a,
+            BwshError *err)
 {
   int r = bwsh_lock_find (req->locks_dir, id, &a->lock, err);
 
+  /* The policy's lock groups (#39): the user is told the reason, not the group. */
+  if (r == -ENOENT && (r = bwsh_policy_lock (pol, &a->lock)) == 0)
+    return refuse (a, BWSH_ADMIT_LOCKED, BWSH_ERROR_LOCKED, err, "sessions of %s are locked: %s", id->name,
+                   a->lock.reason[0] != '\0' ? a->lock.reason : "no reason given");
   if (r == -ENOENT)
     return 0;
   if (r < 0)
@@ -173,7 +179,7 @@ bwsh_admit (const BwshAdmitRequest *req, const BwshIdentity *id, const BwshPolic
                 "the login shell of sandboxed user %s is %s, not %s (require_shell)", id->name,
                 id->shell != NULL && id->shell[0] != '\0' ? id->shell : "-", req->bwsh_binary);
   /* lock, then max_sessions */
-  else if ((r = check_lock (req, id, &a, err)) >= 0)
+  else if ((r = check_lock (req, id, pol, &a, err)) >= 0)
     r = check_sessions (req, id, pol, &a, err);
   *ret = a;
   return r;

@@ -8,7 +8,7 @@
  *                 whoever runs it, subject or not)
  *   service       pam_bwsh: a service that never runs the login shell
  *   shell         pam_bwsh: require_shell and the passwd shell is not bwsh
- *   lock          bwshctl lock USER|@GROUP
+ *   lock          bwshctl lock USER|@GROUP, then the policy's lock_groups
  *   max_sessions  the user's live sessions in the registry
  *
  * pam_bwsh, bwsh and bwshctl explain/check run the same function (through

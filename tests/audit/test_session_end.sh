@@ -10,6 +10,10 @@
 # A status file an attacker replaced while the session ran (a symlink to a
 # forged report, a file over the size bound, a FIFO) is not followed, not
 # read and not waited on: the event has no status, and the file is gone.
+# lock_groups (#39), with a local group: check's warnings, the refusal with
+# the policy's reason and an event naming the group, bwshctl locks, a
+# member who is not a subject left alone, and bwshctl enforce ending the
+# session that was open, its ended event naming the group.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -216,5 +220,71 @@ for _ in $(seq 100); do
 done
 it_assert_eq 4 "$(journal_field "$ended" BWSH_EXIT_STATUS)" BWSH_EXIT_STATUS
 it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" "BWSH_END_REASON once unlocked"
+
+it_check "lock_groups (#39), a local group: check warns while it holds no subject, names a member who is not one"
+LOCKGRP=$(it_random_name)
+groupadd "$LOCKGRP" || it_fail "groupadd $LOCKGRP"
+it_defer groupdel "$LOCKGRP"
+it_add_user OTHER   # shell bwsh, not a subject of $SSH_POLICY
+hold lockgroup 'echo started; exec sleep 60' || exit 1
+f=$(status_file) || exit 1
+sid=$(basename "$f")
+LINE=$(($(grep -c '' "$SSH_POLICY") + 1))
+printf 'lock_groups = [ "%s" ];\nlock_reason = "lock group drill 4713";\n' "$LOCKGRP" >>"$SSH_POLICY"
+bwshctl_run check --policy "$SSH_POLICY"
+it_assert_rc 0
+it_assert_err_has "$SSH_POLICY:$LINE: warning: lock_groups: group \"$LOCKGRP\" holds no subject: it locks nobody"
+bwshctl_run check --policy "$SSH_POLICY" --strict
+it_assert_rc 1
+{ gpasswd -a "$IT_USER" "$LOCKGRP" && gpasswd -a "$OTHER" "$LOCKGRP"; } >/dev/null || it_fail "gpasswd -a"
+bwshctl_run check --policy "$SSH_POLICY"
+it_assert_err_lacks "holds no subject"
+it_assert_err_has "$SSH_POLICY:$LINE: note: lock_groups: 1 member of group \"$LOCKGRP\" is not a subject and not locked (pam_bwsh leaves it alone): $OTHER"
+
+it_check "lock_groups: the member's next login is refused with the policy's reason, the event names the group"
+in_jns su - "$IT_USER" -c 'echo ran'
+[ "$IT_RC" != 0 ] || it_fail "a member of the lock group logged in: $IT_OUT"
+it_assert_eq "" "$IT_OUT" "nothing ran"
+it_assert_err_has "bwsh: sessions of $IT_USER are locked: lock group drill 4713"
+it_assert_err_lacks "$LOCKGRP"
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" "BWSH_LOCK_TARGET=@$LOCKGRP" || exit 1
+refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_LOCK_TARGET=@$LOCKGRP" | tail -n 1)
+it_assert_eq "policy $SSH_POLICY:$LINE" "$(journal_field "$refused" BWSH_LOCK_BY)" "BWSH_LOCK_BY of the refusal"
+bwshctl_run explain --user "$IT_USER" --policy "$SSH_POLICY"
+it_assert_out_has "admission: refused: locked: sessions of $IT_USER are locked: lock group drill 4713 (lock group @$LOCKGRP, policy $SSH_POLICY:$LINE)"
+bwshctl_run locks --policy "$SSH_POLICY"
+it_assert_rc 0
+grep -qE "^@$LOCKGRP +- +policy $SSH_POLICY:$LINE +lock group drill 4713\$" <<<"$IT_OUT" || it_fail "locks: $IT_OUT"
+bwshctl_run locks --policy "$SSH_POLICY" --json
+python3 -c 'import json, sys
+l = [x for x in json.loads(sys.argv[1]) if x["target"] == "@" + sys.argv[2]]
+assert len(l) == 1 and l[0]["source"] == "policy" and l[0]["reason"] == "lock group drill 4713", l' \
+  "$IT_OUT" "$LOCKGRP" || it_fail "locks --json: $IT_OUT"
+
+it_check "lock_groups: a member who is not a subject is not refused"
+in_jns su - "$OTHER" -c 'echo ran'
+it_assert_rc 0
+it_assert_out_has ran
+
+it_check "lock_groups: bwshctl enforce ends the session that was open; its ended event says lock and the group"
+bwshctl_run enforce
+it_assert_rc 0
+it_assert_out_has "ended: $IT_USER's session (pid "
+it_assert_out_has "locked by @$LOCKGRP (policy $SSH_POLICY:$LINE)"
+ended=$(ended_of "$sid") || exit 1
+it_assert_eq lock "$(journal_field "$ended" BWSH_END_REASON)" BWSH_END_REASON
+it_assert_eq "@$LOCKGRP" "$(journal_field "$ended" BWSH_LOCK_TARGET)" BWSH_LOCK_TARGET
+it_assert_eq "lock group drill 4713" "$(journal_field "$ended" BWSH_LOCK_REASON)" BWSH_LOCK_REASON
+it_assert_eq "policy $SSH_POLICY:$LINE" "$(journal_field "$ended" BWSH_LOCK_BY)" BWSH_LOCK_BY
+kill_holders
+it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files and notes left once the session closed"
+bwshctl_run enforce
+it_assert_rc 0
+it_assert_eq "" "$IT_OUT" "a second enforce, nothing to end"
+
+it_check "lock_groups: out of the group, the user logs in again"
+gpasswd -d "$IT_USER" "$LOCKGRP" >/dev/null || it_fail "gpasswd -d"
+ssh_run t 'exit 4'
+it_assert_rc 4
 
 ssh_assert_no_user_processes

@@ -32,6 +32,7 @@
 #   groups ${PFX}g001 .. ${PFX}g100; user N is a member of g(N mod 100 + 1)
 #   ${PFX}confined  the subject group; member: u0001
 #   ${PFX}staff     has the GROUP ${PFX}confined as its member (nesting)
+#   ${PFX}locked    no members: a policy's lock group (lock_groups, #39)
 # slapd's memberof overlay keeps memberOf on the users (direct membership).
 #
 # SSSD (fleet_write_sssd_conf) has two domains on that one directory, the
@@ -248,6 +249,8 @@ fleet_write_groups()
   printf 'dn: cn=%sstaff,%s\nobjectClass: posixGroup\nobjectClass: extensibleObject\n' "$FLEET_PFX" "$groups"
   printf 'cn: %sstaff\ngidNumber: %d\nmember: cn=%sconfined,%s\n\n' "$FLEET_PFX" $((FLEET_BASE + 1999)) \
     "$FLEET_PFX" "$groups"
+  printf 'dn: cn=%slocked,%s\nobjectClass: posixGroup\nobjectClass: extensibleObject\n' "$FLEET_PFX" "$groups"
+  printf 'cn: %slocked\ngidNumber: %d\n\n' "$FLEET_PFX" $((FLEET_BASE + 1997))
 }
 
 fleet_slapd_start()

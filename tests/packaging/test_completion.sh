@@ -42,6 +42,10 @@ grep -qx root <<<"$(comp "$ctl" lock ro)" || fail "lock USER does not complete r
 grep -qx @root <<<"$(comp "$ctl" lock @ro)" || fail "lock @GROUP does not complete @root"
 grep -qx @root <<<"$(comp "$ctl" unlock @ro)" || fail "unlock @GROUP does not complete @root"
 grep -qx -- --policy <<<"$(comp "$ctl" lock --)" || fail "lock: no option --policy"
+# enforce (#39), and locks with the policy whose lock groups it lists.
+[ "$(comp "$ctl" enf)" = enforce ] || fail "'enf' does not complete to enforce: $(comp "$ctl" enf)"
+grep -qx -- --policy <<<"$(comp "$ctl" enforce --)" || fail "enforce: no option --policy"
+grep -qx -- --policy <<<"$(comp "$ctl" locks --)" || fail "locks: no option --policy"
 # File names after --policy.
 d=$(mktemp -d) && touch "$d/policy-file.conf"
 grep -qx "$d/policy-file.conf" <<<"$(comp "$ctl" check --policy "$d/pol")" || fail "--policy does not complete a file name"

@@ -5,7 +5,8 @@
 #   - a subjects.groups, match.group or match.user name NSS does not know is
 #     an error (exit 1, "FILE:LINE: error: ..."), with or without --strict;
 #   - --strict turns warnings into errors: a policy bind whose source is
-#     missing passes check (exit 0, a warning) and fails check --strict;
+#     missing passes check (exit 0, a warning) and fails check --strict; so
+#     does a lock group NSS does not know (#39);
 #   - a libconfig syntax error says what was expected;
 #   - --strict is for check only.
 # shellcheck disable=SC1091,SC2034
@@ -31,6 +32,16 @@ check --policy "$POL_FILE"
 it_assert_rc 1
 it_assert_err_has "$POL_FILE:1: error: match.user: no user \"no-such-user-bwsh\" in NSS: it confines nobody"
 it_assert_err_has "$POL_FILE:2: error: match.group: no group \"no-such-group-bwsh\" in NSS: it confines nobody"
+
+it_check "an unknown lock group is a warning (it locks nobody yet): exit 0, and 1 with --strict (#39)"
+pol_file lockgroup.conf 'subjects = { users = [ "root" ]; };
+lock_groups = [ "no-such-lock-group-bwsh" ];'
+check --policy "$POL_FILE"
+it_assert_rc 0
+it_assert_err_has "$POL_FILE:2: warning: lock_groups: no group \"no-such-lock-group-bwsh\" in NSS: it locks nobody"
+check --strict --policy "$POL_FILE"
+it_assert_rc 1
+it_assert_err_has "bwshctl: 1 warning, an error with --strict"
 
 it_check "(control) names NSS knows: valid, exit 0, also with --strict"
 pol_file good.conf 'subjects = { groups = [ "root" ]; users = [ "root" ]; };'

@@ -123,6 +123,10 @@ field (const BwshPolicy *p, const char *key, char *buf, size_t size)
     join_list (&p->subject_users, buf, size);
   else if (strcmp (key, "subjects.groups") == 0)
     join_list (&p->subject_groups, buf, size);
+  else if (strcmp (key, "lock_groups") == 0)
+    join_list (&p->lock_groups, buf, size);
+  else if (strcmp (key, "lock_reason") == 0)
+    STR (p->lock_reason);
   else if (strcmp (key, "is_subject") == 0)
     BOOL (p->is_subject);
   else if (strcmp (key, "require_shell") == 0)
@@ -221,6 +225,9 @@ static const GoodCase good_cases[] = {
   { "subjects = { all = true; };", "is_subject", "true" },
   { "subjects = { users = [ \"alice\" ]; };", "subjects.users", "alice" },
   { "subjects = { groups = [ \"domain users\" ]; };", "subjects.groups", "domain users" },
+  { "lock_groups = [ \"offboarded\", \"domain suspended\" ];", "lock_groups", "offboarded,domain suspended" },
+  { "lock_reason = \"account under review: call the service desk\";", "lock_reason",
+    "account under review: call the service desk" },
   { "require_shell = false;", "require_shell", "false" },
   { "allowed_services = [ \"sshd-extra\", \"login2\" ];", "allowed_services", "sshd-extra,login2" },
   { "refused_services = [ \"cron\", \"atd\", \"systemd-user\" ];", "refused_services",
@@ -359,6 +366,10 @@ static const BadCase bad_cases[] = {
   { PRE "subjects = { users = [ \"a:b\" ]; };", 3, "\"subjects.users\": \"a:b\" is not a user or group name" },
   { PRE "subjects = { groups = [ \"\" ]; };", 3, "\"subjects.groups\": \"\" is not a user or group name" },
   { PRE "subjects = { groups = \"wheel\"; };", 3, "\"subjects.groups\" must be a list of" },
+  { PRE "lock_groups = \"offboarded\";", 3, "\"lock_groups\" must be a list of" },
+  { PRE "lock_groups = [ \"a/b\" ];", 3, "\"lock_groups\": \"a/b\" is not a user or group name" },
+  { PRE "lock_reason = [ \"x\" ];", 3, "\"lock_reason\" must be a string, not an array" },
+  { PRE "lock_reason = \"two\\nlines\";", 3, "\"lock_reason\" must be one line without control characters" },
   { PRE "require_shell = \"no\";", 3, "\"require_shell\" must be true or false" },
   { PRE "refused_services = [ \"../sshd\" ];", 3, "\"refused_services\": \"../sshd\" is not a PAM service name" },
   { PRE "refused_services = [ \"a b\" ];", 3, "\"refused_services\": \"a b\" is not a PAM service name" },
@@ -1023,6 +1034,9 @@ test_shipped_conf_equals_builtin_defaults (void **state)
   assert_lists_equal (&p->subject_users, &def->subject_users, "subjects.users");
   assert_lists_equal (&p->subject_groups, &def->subject_groups, "subjects.groups");
   assert_int_equal (p->is_subject, def->is_subject);
+  assert_lists_equal (&p->lock_groups, &def->lock_groups, "lock_groups");
+  assert_null (p->lock_reason);
+  assert_null (def->lock_reason);
   assert_int_equal (p->require_shell, def->require_shell);
   assert_lists_equal (&p->refused_services, &def->refused_services, "refused_services");
   assert_lists_equal (&p->allowed_services, &def->allowed_services, "allowed_services");

@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <dirent.h>
 #include <sys/types.h>
 
 #include "bwshcore.h"
@@ -146,6 +147,9 @@ int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
 int bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state);
 /* The parent of @pid (field 4 of /proc/PID/stat). */
 int bwsh_pid_parent (pid_t pid, pid_t *ret);
+/* Its parent and its start time, from one read (the walk up a session's
+ * ancestors, admission.c). */
+int bwsh_pid_parent_start (pid_t pid, pid_t *ret_parent, uint64_t *ret_start);
 
 /* The registry directory, made root-owned 0755 if missing (by root; for
  * anyone else -ENOENT when missing).  Readable by all, like utmp: bwsh
@@ -240,5 +244,37 @@ int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size
  * BWSH_SESSIONS_DIR. */
 int bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                             BwshError *err);
-/* Remove the entry @id (from a register); -ENOENT when already gone. */
+/* Remove the entry @id (from a register); -ENOENT when already gone.  Root
+ * (pam_bwsh's close) then removes the entries of the same uid whose process
+ * is gone (registry_place.c). */
 int bwsh_registry_unregister (const char *dir, const char *id);
+
+/* The per-uid places (registry_place.c): "uid/UID" holds pam_bwsh's entries
+ * (root's), "user/UID" bwsh's own (the user's, in root's sticky user/).  An
+ * entry is named PID-START-N and its id is its path below the registry
+ * ("uid/1000/4242-99-0").  A login's questions read these names only. */
+#define BWSH_REGISTRY_ROOT_PART "uid"
+#define BWSH_REGISTRY_USER_PART "user"
+/* The part @part below the registry @dirfd, root's (made by root when @make). */
+int bwsh_registry_part_open (int dirfd, const char *part, bool make, int *ret_fd);
+/* @uid's place in the part @partfd; made when @make by root (@root_part) or by
+ * @uid itself.  -EEXIST: user/UID is somebody else's (squatted). */
+int bwsh_registry_place_open_in (int partfd, bool root_part, uid_t uid, bool make, int *ret_fd);
+int bwsh_registry_place_open (int dirfd, const char *part, uid_t uid, bool make, int *ret_fd);
+/* PID-START-N: the pid and start time an entry's name gives; -EINVAL else. */
+int bwsh_registry_name_parse (const char *name, pid_t *ret_pid, uint64_t *ret_start);
+/* The live entries of @uid (both places; not @except_id), from their names
+ * and /proc; those of gone processes are removed where this process may. */
+int bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live);
+/* Whether the place @placefd names one of the @n processes @pids started
+ * at @starts (read from /proc by the caller: a match is live). */
+int bwsh_registry_place_holds (int placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret);
+/* After root removed the entry @id ("uid/UID/..."): UID's entries whose
+ * process is gone go too (pam_bwsh's close). */
+void bwsh_registry_sweep (int dirfd, const char *id);
+/* @path, a directory root owns with @mode (01777: sticky and world-writable,
+ * like /tmp; else writable by root only); made with its missing ancestors
+ * when @make and root. */
+int bwsh_root_dir_open (const char *path, mode_t mode, bool make, int *ret_fd, BwshError *err);
+/* A DIR stream of its own over @dirfd (which stays open). */
+int bwsh_registry_dir_stream (int dirfd, DIR **ret);

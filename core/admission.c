@@ -72,7 +72,7 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
       chain[n++] = p;
       p = parent;
     }
-  r = bwsh_registry_place_holds (placefd, chain, starts, n, ret);
+  r = bwsh_registry_place_holds (&placefd, chain, starts, n, ret);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
                            strerror (-r));

@@ -324,8 +324,9 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durabl
     return -ENOMEM;
   len = strlen (text);
   snprintf (tmp, sizeof tmp, ".tmp.%d.%s", (int) getpid (), name);
-  (void) unlinkat (dirfd, tmp, 0);
   fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && unlinkat (dirfd, tmp, 0) == 0) /* a crashed process's of this pid */
+    fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
   /* Whatever the caller's umask: bwsh reads these as the user. */

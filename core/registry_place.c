@@ -282,20 +282,32 @@ name_alive (pid_t pid, uint64_t start, bool by_user, uid_t uid)
   return stat (path, &st) == 0 && st.st_uid == uid;
 }
 
-/* Count the live entries of @uid in the directory @fd: the names
+/* A DIR stream over @fdp, a directory just opened: it takes the fd. */
+static int
+dir_take (int *fdp, DIR **ret)
+{
+  *ret = fdopendir (*fdp);
+  if (*ret == NULL)
+    return -errno;
+  *fdp = -1;
+  return 0;
+}
+
+/* Count the live entries of @uid in the directory *@fdp (taken): the names
  * @prefix PID-START-N (@prefix "": all of them), but @except; remove those
  * whose process is gone, where this process may.  In user/ itself
  * (@prefix "UID-") a file counts only when @uid owns it. */
 static int
-count_dir (int fd, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live)
+count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live)
 {
   _cleanup_closedir_ DIR *d = NULL;
   size_t plen = strlen (prefix);
   struct dirent *de;
-  int r = bwsh_registry_dir_stream (fd, &d);
+  int fd, r = dir_take (fdp, &d);
 
   if (r < 0)
     return r;
+  fd = dirfd (d);
   while ((de = readdir (d)) != NULL)
     {
       uint64_t start;
@@ -339,7 +351,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
   if (r < 0 && r != -ENOENT)
     return r;
   snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_ROOT_PART, (unsigned) uid);
-  if (r >= 0 && (r = count_dir (rootfd, uid, false, "", except_in (except_id, place), &live)) < 0)
+  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live)) < 0)
     return r;
   /* bwsh's own: in the user's place, or in user/ when it is squatted.
    * No user/ (root never made it): bwsh registered none. */
@@ -348,7 +360,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
       r = bwsh_registry_place_open_in (partfd, false, uid, false, &userfd);
       snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_USER_PART, (unsigned) uid);
       if (r >= 0)
-        r = count_dir (userfd, uid, true, "", except_in (except_id, place), &live);
+        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live);
       else if (r == -EEXIST || r == -ENOENT)
         {
           char prefix[16];
@@ -356,7 +368,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
           snprintf (place, sizeof place, "%s/", BWSH_REGISTRY_USER_PART);
           /* Squatted: user/UID-...; none yet: a squatter gone since may
            * have left some (user/ holds a name per user, not per session). */
-          r = count_dir (partfd, uid, true, prefix, except_in (except_id, place), &live);
+          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live);
         }
       if (r < 0)
         return r;
@@ -366,11 +378,11 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
 }
 
 int
-bwsh_registry_place_holds (int placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret)
+bwsh_registry_place_holds (int *placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret)
 {
   _cleanup_closedir_ DIR *d = NULL;
   struct dirent *de;
-  int r = bwsh_registry_dir_stream (placefd, &d);
+  int r = dir_take (placefd, &d);
 
   *ret = false;
   if (r < 0)

@@ -53,10 +53,10 @@ builds=after
 # registry for both, and the shipped policy with network = "none".
 build()
 {
-  d=$out/$1
+  name=$1 d=$out/$1
   for kind in build noexec; do
     set -- -DCMAKE_BUILD_TYPE=Release -DBWSH_TESTS=OFF -DBWSH_MAN=OFF -DCMAKE_INSTALL_PREFIX="$d/stage" \
-      -DBWSH_RUNSTATEDIR="$out/run/$(basename "$d")"
+      -DBWSH_RUNSTATEDIR="$out/run/$name"
     [ "$kind" = noexec ] && set -- "$@" -DBWSH_BWRAP_PATH=/nonexistent/bwrap
     cmake -S "$src" -B "$d/$kind" "$@" >/dev/null
     cmake --build "$d/$kind" -j2 --target bwsh >"$d/$kind.log" 2>&1 || { tail -n 20 "$d/$kind.log" >&2; exit 1; }
@@ -66,6 +66,10 @@ build()
   sed 's/^network = "private";/network = "none";/' "$src/conf/bwsh.conf" >"$d/stage/etc/bwsh/bwsh.conf"
   chmod 644 "$d/stage/etc/bwsh/bwsh.conf"
   chmod -R a+rX "$d"
+  # The registry as the package's tmpfiles.d snippet makes it at boot.
+  mkdir -p "$out/run/$name/bwsh/sessions"
+  chmod 0755 "$out/run/$name" "$out/run/$name/bwsh" "$out/run/$name/bwsh/sessions"
+  mkdir -m 1777 "$out/run/$name/bwsh/sessions/user"
 }
 src=$top
 build after
@@ -96,11 +100,12 @@ done
 # fill FROM TO: register the processes FROM..TO of every uid, in every build.
 fill()
 {
+  from=$1 to=$2
   for u in $uids; do
     mode=pam
     [ "$u" -ge 61005 ] && mode=bwsh
     # shellcheck disable=SC2046
-    set -- $(awk -v u="$u" '$1 == u { print $2 }' "$out/procs" | sed -n "$1,$2p")
+    set -- $(awk -v u="$u" '$1 == u { print $2 }' "$out/procs" | sed -n "${from},${to}p")
     for v in $builds; do
       "$out/$v/build/bench/registry_fill" "$mode" "$u" "$@"
     done

@@ -138,6 +138,8 @@ bwsh_registry_place_open_in (int partfd, bool root_part, uid_t uid, bool make, i
   if (make && mkdirat (partfd, name, 0755) < 0 && errno != EEXIST)
     return -errno;
   r = open_dir_at (partfd, name, &fd, &st);
+  if (!root_part && (r == -ELOOP || r == -ENOTDIR))
+    return -EEXIST; /* a symlink or a file by that name: squatted too */
   if (r < 0)
     return r;
   if (make && st.st_uid == geteuid () && (st.st_mode & 0022) != 0 && fchmod (fd, 0755) == 0)

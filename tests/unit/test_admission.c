@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -327,6 +328,67 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   bwsh_session_entry_clear (&e);
 }
 
+/* Another user made user/UID first (a symlink, a directory of its own):
+ * UID's bwsh still registers (in user/ itself, as UID-PID-START-N), and
+ * max_sessions still counts that entry: a squatter neither refuses a
+ * victim's login nor lets it past its limit. */
+static void
+test_squatted_place_neither_refuses_nor_escapes_max_sessions (void **state)
+{
+  static const uid_t squatter = 65534, victim = 4244;
+  BwshSessionEntry e = { .uid = 1, .pid = getpid (), .start = 1 };
+  char path[sizeof sessions + 32];
+  size_t live;
+  pid_t pid;
+  int status;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  assert_int_equal (chmod (scratch, 0755), 0);
+  e.user = strdup ("x");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0); /* root makes user/ */
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
+  bwsh_session_entry_clear (&e);
+  snprintf (path, sizeof path, "%s/user/%u", sessions, (unsigned) victim);
+  assert_int_equal (symlink ("/", path), 0);
+  assert_int_equal (lchown (path, squatter, squatter), 0);
+  for (int round = 0; round < 2; round++)
+    {
+      pid = fork ();
+      assert_true (pid >= 0);
+      if (pid == 0)
+        {
+          BwshSessionEntry v = { .uid = victim, .start = 1 };
+          if (setresgid (victim, victim, victim) < 0 || setresuid (victim, victim, victim) < 0
+              || prctl (PR_SET_DUMPABLE, 1) < 0) /* /proc/PID is the user's, as bwsh's is */
+            _exit (10);
+          v.pid = getpid ();
+          v.user = strdup ("v");
+          if (bwsh_pid_start_time (v.pid, &v.pid_start) < 0 || bwsh_registry_register (sessions, &v, 1, &live, NULL) < 0)
+            _exit (11);
+          if (strncmp (v.id, "user/4244-", 10) != 0)
+            _exit (12);
+          free (v.id);
+          v.id = NULL;
+          if (bwsh_registry_register (sessions, &v, 1, &live, NULL) != -EUSERS || live != 1)
+            _exit (13);
+          _exit (0);
+        }
+      assert_int_equal (waitpid (pid, &status, 0), pid);
+      assert_int_equal (WIFEXITED (status) ? WEXITSTATUS (status) : -1, 0);
+      if (round > 0)
+        break;
+      /* The next round: a directory of the squatter's instead (its entry
+       * from this round is gone with its process). */
+      assert_int_equal (unlink (path), 0);
+      assert_int_equal (mkdir (path, 0777), 0);
+      assert_int_equal (chown (path, squatter, squatter), 0);
+    }
+}
+
 int
 main (void)
 {
@@ -334,6 +396,7 @@ main (void)
     cmocka_unit_test (test_admission_steps_in_order),
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
     cmocka_unit_test (test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid),
+    cmocka_unit_test (test_squatted_place_neither_refuses_nor_escapes_max_sessions),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
 }

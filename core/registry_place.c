@@ -110,9 +110,9 @@ bwsh_registry_part_open (int dirfd, const char *part, bool make, int *ret_fd)
   int r;
 
   make = make && geteuid () == 0;
-  if (make && mkdirat (dirfd, part, mode) < 0 && errno != EEXIST)
-    return -errno;
   r = open_dir_at (dirfd, part, &fd, &st);
+  if (r == -ENOENT && make)
+    r = mkdirat (dirfd, part, mode) < 0 && errno != EEXIST ? -errno : open_dir_at (dirfd, part, &fd, &st);
   if (r < 0)
     return r;
   /* mkdir's mode is cut by the umask. */
@@ -135,9 +135,9 @@ bwsh_registry_place_open_in (int partfd, bool root_part, uid_t uid, bool make, i
   snprintf (name, sizeof name, "%u", (unsigned) uid);
   /* Root makes its own places; a user, its own in user/. */
   make = make && geteuid () == (root_part ? 0 : uid);
-  if (make && mkdirat (partfd, name, 0755) < 0 && errno != EEXIST)
-    return -errno;
   r = open_dir_at (partfd, name, &fd, &st);
+  if (r == -ENOENT && make)
+    r = mkdirat (partfd, name, 0755) < 0 && errno != EEXIST ? -errno : open_dir_at (partfd, name, &fd, &st);
   if (!root_part && (r == -ELOOP || r == -ENOTDIR))
     return -EEXIST; /* a symlink or a file by that name: squatted too */
   if (r < 0)

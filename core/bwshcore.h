@@ -51,4 +51,5 @@
 #include "lkg.h"
 #include "lockgroups.h"
 #include "registry.h"
+#include "registry_place.h"
 #include "session.h"

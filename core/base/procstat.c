@@ -54,18 +54,19 @@ bwsh_pid_parent (pid_t pid, pid_t *ret)
   return 0;
 }
 
-int
-bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
+/* The state, parent and start time of @pid, from one read. */
+static int
+pid_stat (pid_t pid, char *ret_state, pid_t *ret_parent, uint64_t *ret_start)
 {
   char buf[1024];
   const char *p = NULL;
   unsigned long long start;
   char state;
-  int r = read_proc_stat (pid, buf, sizeof buf, &p);
+  int ppid, r = read_proc_stat (pid, buf, sizeof buf, &p);
 
   if (r < 0)
     return r;
-  if (sscanf (p + 1, " %c", &state) != 1)
+  if (sscanf (p + 1, " %c %d", &state, &ppid) != 2)
     return -EIO;
   /* p is at ") S ppid ...": the space after it starts field 3 (the state);
    * start time is field 22, 19 spaces further. */
@@ -81,7 +82,21 @@ bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
   *ret_start = start;
   if (ret_state != NULL)
     *ret_state = state;
+  if (ret_parent != NULL)
+    *ret_parent = (pid_t) ppid;
   return 0;
+}
+
+int
+bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state)
+{
+  return pid_stat (pid, ret_state, NULL, ret_start);
+}
+
+int
+bwsh_pid_parent_start (pid_t pid, pid_t *ret_parent, uint64_t *ret_start)
+{
+  return pid_stat (pid, NULL, ret_parent, ret_start);
 }
 
 int

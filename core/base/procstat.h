@@ -16,3 +16,6 @@ int bwsh_pid_start_time (pid_t pid, uint64_t *ret);
 int bwsh_pid_stat (pid_t pid, uint64_t *ret_start, char *ret_state);
 /* The parent of @pid (field 4 of /proc/PID/stat). */
 int bwsh_pid_parent (pid_t pid, pid_t *ret);
+/* Its parent and its start time, from one read (the walk up a session's
+ * ancestors, admission.c). */
+int bwsh_pid_parent_start (pid_t pid, pid_t *ret_parent, uint64_t *ret_start);

@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "procstat.h"
 #include "registry.h"
+#include "registry_place.h"
 #include "rules.h"
 
 /* How far up bwsh looks for the process that opened its PAM session: sshd
@@ -48,37 +49,43 @@ bwsh_admit_verdict_name (BwshAdmitVerdict v)
   return (size_t) v < BWSH_N_ELEMENTS (names) ? names[v] : "?";
 }
 
+/* A lookup of this caller's ancestors in its user's place of pam_bwsh's
+ * entries (registry_place.c), never a read of the registry's entries: the
+ * cost is the same with a thousand sessions of other users live (#37). */
 int
 bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
 {
-  BwshSessionList l = { 0 };
+  _cleanup_close_ int dirfd = -1, placefd = -1;
   pid_t chain[ANCESTORS_MAX];
+  uint64_t starts[ANCESTORS_MAX];
   size_t n = 0;
   int r;
 
   *ret = false;
+  r = bwsh_registry_open (dir, &dirfd, err);
+  if (r == -ENOENT)
+    return 0; /* no registry yet this boot: nobody has a session */
+  if (r < 0)
+    return r;
+  r = bwsh_registry_place_open (dirfd, BWSH_REGISTRY_ROOT_PART, uid, false, &placefd);
+  if (r == -ENOENT)
+    return 0; /* pam_bwsh never registered a session of @uid this boot */
+  if (r < 0)
+    return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
+                           strerror (-r));
+  /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
   for (pid_t p = pid; p > 1 && n < ANCESTORS_MAX;)
     {
       pid_t parent;
-      chain[n++] = p;
-      if (bwsh_pid_parent (p, &parent) < 0)
+      if (bwsh_pid_parent_start (p, &parent, &starts[n]) < 0)
         break;
+      chain[n++] = p;
       p = parent;
     }
-  r = bwsh_registry_read (dir, &l, err);
+  r = bwsh_registry_place_holds (&placefd, chain, starts, n, ret);
   if (r < 0)
-    return r;
-  for (size_t i = 0; i < l.n && !*ret; i++)
-    {
-      const BwshSessionEntry *e = &l.items[i];
-      /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
-      if (e->by_bwsh || e->uid != uid)
-        continue;
-      for (size_t k = 0; k < n; k++)
-        if (chain[k] == e->pid)
-          *ret = true;
-    }
-  bwsh_session_list_clear (&l);
+    return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
+                           strerror (-r));
   return 0;
 }
 

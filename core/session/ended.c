@@ -28,6 +28,7 @@
 #include "errors.h"
 #include "identity.h"
 #include "registry.h"
+#include "registry_place.h"
 
 /* The status directory of the registry at @dir (NULL: BWSH_SESSIONS_DIR). */
 static int

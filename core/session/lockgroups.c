@@ -20,6 +20,7 @@
 
 #include "cleanup.h"
 #include "lockgroups.h"
+#include "registry_place.h"
 
 /* A note holds a target, a reason of at most 256 bytes and a source. */
 #define NOTE_FILE_MAX 4096

@@ -3,15 +3,19 @@
  * The live-session registry and the session locks.
  *
  * Registry: BWSH_SESSIONS_DIR (under /run: it dies with the boot, like the
- * sessions), root-owned 0755, one JSON file per session named PID-START-N,
- * written to a temporary name and renamed, so a reader never sees half a
- * file.  Crashes leave files behind; every listing drops those whose
- * process is gone or whose number now belongs to a later process.
+ * sessions), root-owned 0755, one JSON file per session named PID-START-N
+ * in its user's place (registry_place.c: uid/UID, pam_bwsh's; user/UID,
+ * bwsh's own), written to a temporary name and renamed, so a reader never
+ * sees half a file.  Crashes leave files behind; a login's count removes
+ * those of its own user whose process is gone or whose number now belongs
+ * to a later process, pam_bwsh's open and close those of the session's
+ * user, and a listing (bwshctl sessions, lock, enforce) every one: a dead
+ * session's entry never costs another user's login (#37).
  * bwsh runs as the user and must count that user's sessions and register
  * one that no pam_bwsh registered (a PAM stack without the module): the
  * registry is readable like utmp, and BWSH_SESSIONS_DIR/user (root-owned,
- * 1777) takes the entries bwsh writes as the user; such an entry counts
- * only for the uid that owns the file and the process it names.
+ * 1777) takes the places bwsh makes as the user; such an entry counts
+ * only for the uid that owns the place and the process it names.
  * Registration writes first and counts after: two logins racing for the
  * last place may both be refused, never both admitted.  pam_bwsh's
  * registrations (root's) also hold BWSH_SESSIONS_DIR/.lock (root's, 0600:
@@ -42,31 +46,11 @@
 #include "identity.h"
 #include "procstat.h"
 #include "registry.h"
+#include "registry_place.h"
 #include "safeopen.h"
 
 /* One entry holds a few names and digests; anything bigger is not ours. */
 #define ENTRY_FILE_MAX (16 * 1024)
-
-/* A DIR stream of its own over @dirfd (which stays open). */
-static int
-dir_stream (int dirfd, DIR **ret)
-{
-  int fd = fcntl (dirfd, F_DUPFD_CLOEXEC, 3);
-  DIR *d;
-
-  if (fd < 0)
-    return -errno;
-  d = fdopendir (fd);
-  if (d == NULL)
-    {
-      int r = -errno;
-      close (fd);
-      return r;
-    }
-  rewinddir (d);
-  *ret = d;
-  return 0;
-}
 
 void
 bwsh_session_entry_clear (BwshSessionEntry *e)
@@ -99,57 +83,10 @@ bwsh_lock_clear (BwshLock *l)
   *l = (BwshLock) { 0 };
 }
 
-/* With @make (root writing: a registration, a lock), make @path (and its
- * missing ancestors) a root-owned directory of @mode, bringing an older mode
- * (0700 before bwsh read these as the user) to @mode.  Without, only open
- * it: a reader (explain, a count, bwsh) creates nothing.  Either way it
- * must be root's and writable by nobody else (@mode 01777: world-writable
- * and sticky, like /tmp). */
-static int
-open_root_dir (const char *path, mode_t mode, bool make, int *ret_fd, BwshError *err)
-{
-  _cleanup_free_ char *parent = strdup (path);
-  _cleanup_close_ int fd = -1;
-  struct stat st;
-  char *slash;
-
-  if (parent == NULL)
-    return -ENOMEM;
-  slash = strrchr (parent, '/');
-  make = make && geteuid () == 0;
-  if (slash != NULL && slash != parent && make)
-    {
-      /* Missing ancestors (a test prefix's run/) get the usual 0755. */
-      *slash = '\0';
-      for (char *p = strchr (parent + 1, '/'); p != NULL; p = strchr (p + 1, '/'))
-        {
-          *p = '\0';
-          if (mkdir (parent, 0755) < 0 && errno != EEXIST)
-            return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
-          *p = '/';
-        }
-      if (mkdir (parent, 0755) < 0 && errno != EEXIST)
-        return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
-    }
-  if (make && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
-    return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
-  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
-  if (fstat (fd, &st) < 0)
-    return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat the directory: %m");
-  if (st.st_uid == 0 && make && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
-    st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
-  if (!bwsh_uid_is_root (st.st_uid) || ((st.st_mode & 07777) != mode && (make || (st.st_mode & 0022) != 0)))
-    return bwsh_error_set (err, -EPERM, path, 0, 0, "must be owned by root with mode %04o", (unsigned) mode);
-  *ret_fd = steal_fd (&fd);
-  return 0;
-}
-
 static int
 registry_open (const char *dir, bool make, int *ret_dirfd, BwshError *err)
 {
-  int r = open_root_dir (dir != NULL ? dir : BWSH_SESSIONS_DIR, 0755, make, ret_dirfd, err);
+  int r = bwsh_root_dir_open (dir != NULL ? dir : BWSH_SESSIONS_DIR, 0755, make, ret_dirfd, err);
 
   if (r == -ENOENT)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "no session registry");
@@ -160,32 +97,6 @@ int
 bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err)
 {
   return registry_open (dir, false, ret_dirfd, err);
-}
-
-/* A part of the registry below @dirfd, root's with @mode: the users' part
- * ("user", 01777), the status files ("status", 0755, ended.c; never read as
- * entries).  Root makes it (@make). */
-int
-bwsh_registry_subdir (int dirfd, const char *name, mode_t mode, bool make, int *ret_fd)
-{
-  _cleanup_close_ int fd = -1;
-  struct stat st;
-
-  make = make && geteuid () == 0;
-  if (make && mkdirat (dirfd, name, mode) < 0 && errno != EEXIST)
-    return -errno;
-  fd = openat (dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  if (fstat (fd, &st) < 0)
-    return -errno;
-  /* mkdir's mode is cut by the umask. */
-  if (st.st_uid == 0 && make && (st.st_mode & 07777) != mode && fchmod (fd, mode) == 0)
-    st.st_mode = (st.st_mode & ~(mode_t) 07777) | mode;
-  if (!bwsh_uid_is_root (st.st_uid) || (st.st_mode & 07777) != mode)
-    return -EPERM;
-  *ret_fd = steal_fd (&fd);
-  return 0;
 }
 
 /* @owner: the uid the file must belong to (0: root's, bwsh_uid_is_root());
@@ -282,13 +193,15 @@ entry_alive (const BwshSessionEntry *e, bool by_user)
 }
 
 /* The entries of one directory: root's (@by_user false), or the users'
- * (each file counts for the uid that owns it, never uid 0). */
+ * (each file counts for the uid that owns it, never uid 0).  @uid: the
+ * place's ((uid_t) -1: the registry's top or user/ itself, as before the
+ * places, or squatted); @place: the ids' prefix. */
 static int
-list_dir (int dirfd, bool by_user, BwshSessionList *l)
+list_dir (int dirfd, bool by_user, uid_t uid, const char *place, BwshSessionList *l)
 {
   _cleanup_closedir_ DIR *d = NULL;
   struct dirent *de;
-  int r = dir_stream (dirfd, &d);
+  int r = bwsh_registry_dir_stream (dirfd, &d);
 
   if (r < 0)
     return r;
@@ -298,19 +211,21 @@ list_dir (int dirfd, bool by_user, BwshSessionList *l)
       BwshSessionEntry e;
       uid_t owner = 0;
       size_t len = 0;
+      char id[48 + sizeof de->d_name];
 
       if (de->d_name[0] == '.'
           || (!by_user && (strcmp (de->d_name, "user") == 0 || strcmp (de->d_name, BWSH_STATUS_DIR_NAME) == 0)))
         continue;
-      r = read_small_at (dirfd, de->d_name, by_user ? (uid_t) -1 : 0, &owner, &buf, &len);
+      r = read_small_at (dirfd, de->d_name, by_user ? uid : 0, &owner, &buf, &len);
       if (r == -ENOMEM)
         return r;
       if (r < 0)
         continue;
-      r = parse_entry (de->d_name, buf, len, &e);
+      snprintf (id, sizeof id, "%s%s", place, de->d_name);
+      r = parse_entry (id, buf, len, &e);
       if (r == -ENOMEM)
         return r;
-      if (r == 0 && by_user && (owner == 0 || e.uid != owner))
+      if (r == 0 && ((by_user && (owner == 0 || e.uid != owner)) || (uid != (uid_t) -1 && e.uid != uid)))
         {
           /* Somebody else's name in a file of one's own: not an entry. */
           bwsh_session_entry_clear (&e);
@@ -338,15 +253,51 @@ list_dir (int dirfd, bool by_user, BwshSessionList *l)
   return 0;
 }
 
+/* Every place of @part, and (user/) the entries in the part itself. */
+static int
+list_part (int dirfd, const char *part, BwshSessionList *l)
+{
+  _cleanup_closedir_ DIR *d = NULL;
+  _cleanup_close_ int partfd = -1;
+  bool root_part = strcmp (part, BWSH_REGISTRY_ROOT_PART) == 0;
+  struct dirent *de;
+  int r = bwsh_registry_part_open (dirfd, part, false, &partfd);
+
+  if (r < 0)
+    return 0; /* none, or not root's: nothing in it is an entry */
+  if (!root_part && (r = list_dir (partfd, true, (uid_t) -1, BWSH_REGISTRY_USER_PART "/", l)) < 0)
+    return r;
+  r = bwsh_registry_dir_stream (partfd, &d);
+  while (r >= 0 && (de = readdir (d)) != NULL)
+    {
+      _cleanup_close_ int fd = -1;
+      unsigned long uid;
+      char place[48], *end;
+
+      if (de->d_name[0] < '0' || de->d_name[0] > '9')
+        continue;
+      errno = 0;
+      uid = strtoul (de->d_name, &end, 10);
+      /* A place that is not what its name says (squatted) holds no entry. */
+      if (errno != 0 || *end != '\0' || uid >= (uid_t) -1
+          || bwsh_registry_place_open_in (partfd, root_part, (uid_t) uid, false, &fd) < 0)
+        continue;
+      snprintf (place, sizeof place, "%s/%lu/", part, uid);
+      r = list_dir (fd, !root_part, (uid_t) uid, place, l);
+    }
+  return r;
+}
+
 int
 bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
 {
-  _cleanup_close_ int userfd = -1;
   BwshSessionList l = { 0 };
-  int r = list_dir (dirfd, false, &l);
+  int r = list_dir (dirfd, false, (uid_t) -1, "", &l);
 
-  if (r >= 0 && bwsh_registry_subdir (dirfd, "user", 01777, false, &userfd) >= 0)
-    r = list_dir (userfd, true, &l);
+  if (r >= 0)
+    r = list_part (dirfd, BWSH_REGISTRY_ROOT_PART, &l);
+  if (r >= 0)
+    r = list_part (dirfd, BWSH_REGISTRY_USER_PART, &l);
   if (r < 0)
     {
       bwsh_session_list_clear (&l);
@@ -373,8 +324,9 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durabl
     return -ENOMEM;
   len = strlen (text);
   snprintf (tmp, sizeof tmp, ".tmp.%d.%s", (int) getpid (), name);
-  (void) unlinkat (dirfd, tmp, 0);
   fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0 && errno == EEXIST && unlinkat (dirfd, tmp, 0) == 0) /* a crashed process's of this pid */
+    fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0)
     return -errno;
   /* Whatever the caller's umask: bwsh reads these as the user. */
@@ -406,8 +358,9 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durabl
   return 0;
 }
 
-int
-bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
+/* Into the place @fd, whose ids start with @place, named @prefix PID-START-N. */
+static int
+add_in (int fd, const char *place, const char *prefix, BwshSessionEntry *e, BwshError *err)
 {
   json_auto_t *o = NULL;
   char name[64];
@@ -425,29 +378,27 @@ bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
    * (a PAM application need not fork per session), hence the counter. */
   for (unsigned n = 0;; n++)
     {
-      snprintf (name, sizeof name, "%d-%" PRIu64 "-%u", (int) e->pid, e->pid_start, n);
-      r = write_json_at (dirfd, name, o, false, false);
+      snprintf (name, sizeof name, "%s%d-%" PRIu64 "-%u", prefix, (int) e->pid, e->pid_start, n);
+      r = write_json_at (fd, name, o, false, false);
       if (r != -EEXIST || n >= 64)
         break;
     }
   if (r < 0)
     return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
   free (e->id);
-  e->id = strdup (name);
-  if (e->id == NULL)
+  if (asprintf (&e->id, "%s%s", place, name) < 0)
     {
-      (void) unlinkat (dirfd, name, 0);
+      e->id = NULL;
+      (void) unlinkat (fd, name, 0);
       return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
     }
   return 0;
 }
 
 int
-bwsh_registry_remove (int dirfd, const char *id)
+bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err)
 {
-  if (id == NULL || id[0] == '.' || strchr (id, '/') != NULL)
-    return -EINVAL;
-  return unlinkat (dirfd, id, 0) < 0 ? -errno : 0;
+  return add_in (dirfd, "", "", e, err);
 }
 
 /* ------------------------------------------------------------------ locks */
@@ -490,7 +441,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (l->target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_root_dir (dir, 0755, true, &dirfd, err);
+  r = bwsh_root_dir_open (dir, 0755, true, &dirfd, err);
   if (r < 0)
     return r;
   o = json_pack ("{s:s, s:s, s:s, s:I}", "target", l->target, "reason", l->reason != NULL ? l->reason : "",
@@ -513,7 +464,7 @@ bwsh_lock_remove (const char *dir, const char *target, BwshError *err)
   dir = dir != NULL ? dir : BWSH_LOCKS_DIR;
   if (lock_file_name (target, name, sizeof name) < 0)
     return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "invalid lock target");
-  r = open_root_dir (dir, 0755, true, &dirfd, err);
+  r = bwsh_root_dir_open (dir, 0755, true, &dirfd, err);
   if (r < 0)
     return r;
   if (unlinkat (dirfd, name, 0) < 0)
@@ -620,7 +571,7 @@ bwsh_lock_list (const char *dir, BwshLock **ret, size_t *ret_n, BwshError *err)
     return 0;
   if (r < 0)
     return r;
-  r = dir_stream (dirfd, &d);
+  r = bwsh_registry_dir_stream (dirfd, &d);
   if (r < 0)
     return bwsh_error_set (err, r, dir, 0, 0, "cannot read the locks directory: %s", strerror (-r));
   while ((de = readdir (d)) != NULL)
@@ -684,7 +635,7 @@ bwsh_lock_find (const char *dir, const BwshIdentity *id, BwshLock *ret, BwshErro
         return r;
     }
   /* Group locks: the user's groups are looked up only when one exists. */
-  r = dir_stream (dirfd, &d);
+  r = bwsh_registry_dir_stream (dirfd, &d);
   if (r < 0)
     return bwsh_error_set (err, r, dir, 0, 0, "cannot read the locks directory: %s", strerror (-r));
   while ((de = readdir (d)) != NULL)
@@ -721,17 +672,21 @@ bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
 int
 bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
 {
-  BwshSessionList l = { 0 };
-  size_t live = 0;
-  int r = bwsh_registry_read (dir, &l, err);
+  _cleanup_close_ int dirfd = -1;
+  int r = bwsh_registry_open (dir, &dirfd, err);
 
+  if (r == -ENOENT)
+    {
+      *ret_live = 0; /* no registry yet this boot: nobody has a session */
+      return 0;
+    }
   if (r < 0)
     return r;
-  for (size_t i = 0; i < l.n; i++)
-    if (l.items[i].uid == uid && (except_id == NULL || strcmp (l.items[i].id, except_id) != 0))
-      live++;
-  bwsh_session_list_clear (&l);
-  *ret_live = live;
+  /* @uid's places only: the names, never another user's (#37). */
+  r = bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
+  if (r < 0)
+    return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
+                           "cannot read the session registry: %s", strerror (-r));
   return 0;
 }
 
@@ -739,7 +694,9 @@ int
 bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                         BwshError *err)
 {
-  _cleanup_close_ int dirfd = -1, userfd = -1, lockfd = -1;
+  _cleanup_close_ int dirfd = -1, partfd = -1, placefd = -1, lockfd = -1;
+  bool root = geteuid () == 0;
+  char place[48], prefix[16] = "";
   size_t live = 0;
   int r;
 
@@ -747,17 +704,28 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
   if (r < 0)
     return r;
   /* Root (pam_bwsh) makes the users' part on the way, for bwsh. */
-  r = bwsh_registry_subdir (dirfd, "user", 01777, true, &userfd);
-  if (geteuid () == 0)
-    close (steal_fd (&userfd));
-  else
+  r = bwsh_registry_part_open (dirfd, BWSH_REGISTRY_USER_PART, true, &partfd);
+  snprintf (place, sizeof place, "%s/%u/", root ? BWSH_REGISTRY_ROOT_PART : BWSH_REGISTRY_USER_PART,
+            (unsigned) e->uid);
+  if (root)
+    r = bwsh_registry_place_open (dirfd, BWSH_REGISTRY_ROOT_PART, e->uid, true, &placefd);
+  else if (r >= 0)
     {
-      /* bwsh, as the user: into the users' part, which root made. */
-      if (r < 0)
-        return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
-                               "cannot open the users' part of the session registry: %s", strerror (-r));
+      /* bwsh, as the user: its place in the users' part, which root made. */
+      r = bwsh_registry_place_open_in (partfd, false, e->uid, true, &placefd);
+      if (r == -EEXIST)
+        {
+          /* Somebody else made user/UID: user/UID-PID-START-N (registry_place.c). */
+          placefd = steal_fd (&partfd);
+          snprintf (place, sizeof place, "%s/", BWSH_REGISTRY_USER_PART);
+          snprintf (prefix, sizeof prefix, "%u-", (unsigned) e->uid);
+          r = 0;
+        }
     }
-  if (geteuid () == 0)
+  if (r < 0)
+    return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
+                           "cannot open the user's place in the session registry: %s", strerror (-r));
+  if (root)
     {
       lockfd = openat (dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (lockfd < 0)
@@ -768,17 +736,20 @@ bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessi
           return bwsh_error_set (err, -errno, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
                                  "cannot take the registry's lock: %m");
     }
-  r = bwsh_registry_add (userfd >= 0 ? userfd : dirfd, e, err);
+  r = add_in (placefd, place, prefix, e, err);
   if (r < 0)
     return r;
   /* Written first, counted after: see the top of this file. */
-  r = bwsh_registry_count (dir, e->uid, e->id, &live, err);
-  if (r >= 0 && max_sessions > 0 && live >= max_sessions)
+  r = bwsh_registry_count_at (dirfd, e->uid, e->id, &live);
+  if (r < 0)
+    r = bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
+                        strerror (-r));
+  else if (max_sessions > 0 && live >= max_sessions)
     r = bwsh_error_set (err, -EUSERS, NULL, 0, 0, "%zu sessions are open, at most %u are allowed (max_sessions)",
                         live, max_sessions);
   if (r < 0)
     {
-      (void) bwsh_registry_remove (userfd >= 0 ? userfd : dirfd, e->id);
+      (void) bwsh_registry_remove (dirfd, e->id);
       free (e->id);
       e->id = NULL;
     }
@@ -795,5 +766,10 @@ bwsh_registry_unregister (const char *dir, const char *id)
   r = bwsh_registry_open (dir, &dirfd, NULL);
   if (r < 0)
     return r;
-  return bwsh_registry_remove (dirfd, id);
+  r = bwsh_registry_remove (dirfd, id);
+  /* Root closing a session of UID removes UID's entries whose close never
+   * ran (their process is gone): pam_bwsh's open does the same. */
+  if (geteuid () == 0)
+    bwsh_registry_sweep (dirfd, id);
+  return r;
 }

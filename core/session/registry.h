@@ -47,9 +47,6 @@ void bwsh_session_list_clear (BwshSessionList *l);
  * counts its user's sessions as the user.  No lock: see
  * bwsh_registry_register().  @dir NULL: BWSH_SESSIONS_DIR. */
 int bwsh_registry_open (const char *dir, int *ret_dirfd, BwshError *err);
-/* The part @name of the registry below @dirfd, root's with exactly @mode,
- * made by root when @make: "user" (01777) and "status" (0755). */
-int bwsh_registry_subdir (int dirfd, const char *name, mode_t mode, bool make, int *ret_fd);
 #define BWSH_STATUS_DIR_NAME "status" /* how sessions ended: ended.h */
 
 /* Every live entry, root's and those bwsh wrote as the user; entries whose
@@ -60,7 +57,6 @@ int bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err);
 /* Write @e as a new file (atomically: a temporary file, then rename) and
  * set e->id.  @dirfd as above. */
 int bwsh_registry_add (int dirfd, BwshSessionEntry *e, BwshError *err);
-int bwsh_registry_remove (int dirfd, const char *id);
 
 /* ------------------------------------------------------------------- locks */
 
@@ -111,5 +107,7 @@ int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size
  * BWSH_SESSIONS_DIR. */
 int bwsh_registry_register (const char *dir, BwshSessionEntry *e, unsigned max_sessions, size_t *ret_live,
                             BwshError *err);
-/* Remove the entry @id (from a register); -ENOENT when already gone. */
+/* Remove the entry @id (from a register); -ENOENT when already gone.  Root
+ * (pam_bwsh's close) then removes the entries of the same uid whose process
+ * is gone (registry_place.c). */
 int bwsh_registry_unregister (const char *dir, const char *id);

@@ -377,17 +377,18 @@ network = \"nowhere\";"
   h --expect PAM_PERM_DENIED "$T/pam" login "$U"
   rm -f "$T/home/$U/project"
   # max_sessions: two live sessions of the user in the registry (this
-  # namespace's /run), held by processes that live longer than the check.
-  # shellcheck disable=SC2174 # both directories are named, so both get the mode
-  mkdir -p -m 0700 /run/bwsh /run/bwsh/sessions
+  # namespace's /run), in the user's place of pam_bwsh's entries, held by
+  # processes that live longer than the check.
+  # shellcheck disable=SC2174 # every directory is named, so each gets the mode
+  mkdir -p -m 0755 /run/bwsh /run/bwsh/sessions /run/bwsh/sessions/uid "/run/bwsh/sessions/uid/$(id -u "$U")"
   for pid in 1 $$; do
     start=$(sed 's/.*) //' "/proc/$pid/stat" | cut -d' ' -f20)
     printf '{"user":"%s","uid":%s,"pid":%s,"pid_start":%s,"service":"sshd","rhost":"-","tty":"-","command":"-","policy":"-","plan_digest":"-","policy_digest":"-","start":0}' \
-      "$U" "$(id -u "$U")" "$pid" "$start" >"/run/bwsh/sessions/$pid-$start-0"
+      "$U" "$(id -u "$U")" "$pid" "$start" >"/run/bwsh/sessions/uid/$(id -u "$U")/$pid-$start-0"
   done
   subject_policy "$U" "max_sessions = 2;"
   h --expect PAM_PERM_DENIED "$T/pam" login "$U"
-  rm -f /run/bwsh/sessions/*-*
+  rm -f /run/bwsh/sessions/uid/*/*-*
   make_user /bin/bash
   subject_policy "$U" ""
   h --expect PAM_PERM_DENIED "$T/pam" login "$U"

@@ -26,7 +26,9 @@ storm()
   wait "${pids[@]}"
 }
 # registry_entries: live entries of the registry (pam_bwsh's and bwsh's own).
-registry_entries() { find "$REG" -maxdepth 2 -type f ! -name '.*' 2>/dev/null | wc -l; }
+# Entries are REG/uid/UID/NAME (pam_bwsh's) and REG/user/UID/NAME (bwsh's);
+# REG/status holds no entry.
+registry_entries() { find "$REG" -maxdepth 3 -type f ! -name '.*' ! -path "$REG/status/*" 2>/dev/null | wc -l; }
 # registry_drained: 0 once sshd has closed every session.  The ssh client
 # returns when the channel closes, and sshd runs pam_close_session (which
 # removes pam_bwsh's entry) after that, in its own time: under load, seconds
@@ -41,7 +43,7 @@ registry_drained()
     sleep 0.1
   done
   if [ "$n" != 0 ]; then
-    find "$REG" -maxdepth 2 -type f ! -name '.*' 2>/dev/null | while read -r e; do
+    find "$REG" -maxdepth 3 -type f ! -name '.*' ! -path "$REG/status/*" 2>/dev/null | while read -r e; do
       e=$(basename "$e")
       it_log "left: $e (process ${e%%-*} $([ -d "/proc/${e%%-*}" ] && echo alive || echo gone))"
     done

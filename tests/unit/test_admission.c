@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -173,13 +174,14 @@ child_as (uid_t uid)
   return pid;
 }
 
-/* An entry in the users' part counts for the uid that owns the file and the
- * process, never for another: a user cannot fill somebody else's
- * max_sessions, nor make bwshctl lock signal another user's process. */
+/* An entry in the users' part counts for the uid that owns its place (and
+ * the process), never for another: a user cannot fill somebody else's
+ * max_sessions by making user/UID first, nor make bwshctl lock signal
+ * another user's process; and a count reads its own user's places only. */
 static void
 test_user_entries_count_only_for_their_owner (void **state)
 {
-  char userdir[sizeof sessions + 8], path[sizeof sessions + 64];
+  char userdir[sizeof sessions + 8], path[sizeof sessions + 96];
   static const uid_t owner = 65534, victim = 4242;
   pid_t child;
   size_t live = 99;
@@ -198,6 +200,8 @@ test_user_entries_count_only_for_their_owner (void **state)
     assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
     e.user = strdup ("x");
     assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+    assert_string_equal (e.id + strlen (e.id) - 2, "-0");
+    assert_int_equal (strncmp (e.id, "uid/1/", 6), 0);
     assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
     bwsh_session_entry_clear (&e);
   }
@@ -214,28 +218,38 @@ test_user_entries_count_only_for_their_owner (void **state)
   {
     uint64_t start;
     assert_int_equal (bwsh_pid_start_time (child, &start), 0);
+    /* 65534's own place; user/4242 and user/0 made by 65534 first (squatted);
+     * a file of 65534's named like 4242's in user/ itself. */
     static const struct
     {
-      const char *name;
-      uid_t file_owner, claims;
+      const char *dir, *prefix;
+      uid_t claims;
     } files[] = {
-      { "mine", 65534, 65534 },   /* counts for 65534 */
-      { "forged", 65534, 4242 },  /* 65534's file naming 4242: nothing */
-      { "rootish", 65534, 0 },    /* nor root */
+      { "65534", "", 65534 }, /* counts for 65534 */
+      { "4242", "", 4242 },   /* 65534's place named 4242: nothing */
+      { "0", "", 0 },         /* nor root */
+      { NULL, "4242-", 4242 },
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
       {
         FILE *f;
-        snprintf (path, sizeof path, "%s/%s", userdir, files[i].name);
+        if (files[i].dir != NULL)
+          {
+            snprintf (path, sizeof path, "%s/%s", userdir, files[i].dir);
+            assert_int_equal (mkdir (path, 0755), 0);
+            assert_int_equal (chown (path, owner, 0), 0);
+          }
+        snprintf (path, sizeof path, "%s/%s%s%s%d-%llu-0", userdir, files[i].dir != NULL ? files[i].dir : "",
+                  files[i].dir != NULL ? "/" : "", files[i].prefix, (int) child, (unsigned long long) start);
         f = fopen (path, "we");
         assert_non_null (f);
         fprintf (f, "{\"user\":\"u\",\"uid\":%u,\"pid\":%d,\"pid_start\":%llu,\"start\":1}", (unsigned) files[i].claims,
                  (int) child, (unsigned long long) start);
         fclose (f);
-        assert_int_equal (chown (path, files[i].file_owner, 0), 0);
+        assert_int_equal (chown (path, owner, 0), 0);
         assert_int_equal (chmod (path, 0644), 0);
       }
-    /* The same entry in root's part, written by somebody else: not trusted. */
+    /* The same entry at the registry's top, written by somebody else: not trusted. */
     snprintf (path, sizeof path, "%s/planted", sessions);
     {
       FILE *f = fopen (path, "we");
@@ -252,14 +266,127 @@ test_user_entries_count_only_for_their_owner (void **state)
   assert_int_equal (live, 0);
   assert_int_equal (bwsh_registry_count (sessions, 0, NULL, &live, NULL), 0);
   assert_int_equal (live, 0);
+  {
+    /* bwshctl's listing agrees: one session, 65534's. */
+    BwshSessionList l = { 0 };
+    assert_int_equal (bwsh_registry_read (sessions, &l, NULL), 0);
+    assert_int_equal (l.n, 1);
+    assert_int_equal (l.items[0].uid, owner);
+    assert_true (l.items[0].by_bwsh);
+    bwsh_session_list_clear (&l);
+  }
 
   /* The process gone: the entry is pruned on the way. */
   kill (child, SIGKILL);
   waitpid (child, &status, 0);
   assert_int_equal (bwsh_registry_count (sessions, owner, NULL, &live, NULL), 0);
   assert_int_equal (live, 0);
-  snprintf (path, sizeof path, "%s/mine", userdir);
+  assert_int_equal (access (path, F_OK), 0); /* the planted one: nobody's count reads it */
+}
+
+/* bwsh finds pam_bwsh's registration of its session by a lookup of its
+ * ancestors in its user's place (#37): the parent's entry is this session's;
+ * one naming the same pid with another start time (a reused pid), one of
+ * another uid, or one in the users' part (bwsh's own) is not. */
+static void
+test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
+{
+  BwshSessionEntry e = { .uid = 4243, .pid = getppid (), .start = 1 };
+  char path[sizeof sessions + 96];
+  bool held = true;
+  size_t live;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0); /* no registry */
+  assert_false (held);
+  e.user = strdup ("x");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  e.pid_start++; /* a pid now reused */
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_false (held);
+  e.pid_start--;
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_true (held);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4244, getpid (), &held, NULL), 0);
+  assert_false (held);
+  /* The same name in the users' part: bwsh's own entry, no PAM session. */
+  snprintf (path, sizeof path, "%s/%s", sessions, e.id);
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
   assert_int_equal (access (path, F_OK), -1);
+  snprintf (path, sizeof path, "%s/user/4243", sessions);
+  assert_int_equal (mkdir (path, 0755), 0);
+  assert_int_equal (chown (path, 4243, 0), 0);
+  snprintf (path, sizeof path, "%s/user/4243/%d-%llu-0", sessions, (int) e.pid, (unsigned long long) e.pid_start);
+  assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_false (held);
+  bwsh_session_entry_clear (&e);
+}
+
+/* Another user made user/UID first (a symlink, a directory of its own):
+ * UID's bwsh still registers (in user/ itself, as UID-PID-START-N), and
+ * max_sessions still counts that entry: a squatter neither refuses a
+ * victim's login nor lets it past its limit. */
+static void
+test_squatted_place_neither_refuses_nor_escapes_max_sessions (void **state)
+{
+  static const uid_t squatter = 65534, victim = 4244;
+  BwshSessionEntry e = { .uid = 1, .pid = getpid (), .start = 1 };
+  char path[sizeof sessions + 32];
+  size_t live;
+  pid_t pid;
+  int status;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  assert_int_equal (chmod (scratch, 0755), 0);
+  e.user = strdup ("x");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0); /* root makes user/ */
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
+  bwsh_session_entry_clear (&e);
+  snprintf (path, sizeof path, "%s/user/%u", sessions, (unsigned) victim);
+  assert_int_equal (symlink ("/", path), 0);
+  assert_int_equal (lchown (path, squatter, squatter), 0);
+  for (int round = 0; round < 2; round++)
+    {
+      pid = fork ();
+      assert_true (pid >= 0);
+      if (pid == 0)
+        {
+          BwshSessionEntry v = { .uid = victim, .start = 1 };
+          if (setresgid (victim, victim, victim) < 0 || setresuid (victim, victim, victim) < 0
+              || prctl (PR_SET_DUMPABLE, 1) < 0) /* /proc/PID is the user's, as bwsh's is */
+            _exit (10);
+          v.pid = getpid ();
+          v.user = strdup ("v");
+          if (bwsh_pid_start_time (v.pid, &v.pid_start) < 0 || bwsh_registry_register (sessions, &v, 1, &live, NULL) < 0)
+            _exit (11);
+          if (strncmp (v.id, "user/4244-", 10) != 0)
+            _exit (12);
+          free (v.id);
+          v.id = NULL;
+          if (bwsh_registry_register (sessions, &v, 1, &live, NULL) != -EUSERS || live != 1)
+            _exit (13);
+          _exit (0);
+        }
+      assert_int_equal (waitpid (pid, &status, 0), pid);
+      assert_int_equal (WIFEXITED (status) ? WEXITSTATUS (status) : -1, 0);
+      if (round > 0)
+        break;
+      /* The next round: a directory of the squatter's instead (its entry
+       * from this round is gone with its process). */
+      assert_int_equal (unlink (path), 0);
+      assert_int_equal (mkdir (path, 0777), 0);
+      assert_int_equal (chown (path, squatter, squatter), 0);
+    }
 }
 
 int
@@ -268,6 +395,8 @@ main (void)
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_admission_steps_in_order),
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
+    cmocka_unit_test (test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid),
+    cmocka_unit_test (test_squatted_place_neither_refuses_nor_escapes_max_sessions),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
 }

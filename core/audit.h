@@ -63,8 +63,9 @@ typedef struct BwshEvent
   int64_t source_port;
   int64_t duration;         /* seconds, on session-ended */
   const char *record;       /* the policy's record setting, when not "off" */
-  const char *recording;    /* what it did for this session: tty, command, unavailable */
+  const char *recording;    /* what it did for this session: tty, command, unavailable, failed */
   const char *tlog_rec;     /* the recording's id, tlog's TLOG_REC */
+  const char *term_fallback; /* the TERM the session got instead of the client's, which is not a terminal name */
   const char *end_reason;   /* on session-ended: "logout" or "lock" */
   const char *lock_reason;  /* the lock that ended it: its reason and who set it */
   const char *lock_by;

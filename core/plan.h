@@ -120,6 +120,7 @@ typedef struct BwshPlan
   BwshNetMode network;
   BwshNetEngine net_engine; /* with network = private */
   BwshRecordMode record;
+  const char *term_fallback; /* the TERM the session got for a client's TERM that is not a terminal name; NULL: none */
   BwshLandlockRequest landlock;
   BwshSeccompChoice seccomp;
   uint64_t root_tmpfs_size; /* bytes, 0 = bwrap's default */
@@ -191,6 +192,11 @@ void bwsh_plan_digest (const BwshPlan *p, char ret_hex[65]);
 /* True when @entry ("NAME" or "NAME=VALUE") is one of the variables the
  * session sets from NSS and the policy (HOME, USER, LOGNAME, SHELL, PATH). */
 bool bwsh_env_is_session_variable (const char *entry);
+
+/* True when @term is a terminal name a session's TERM may carry (and its
+ * recorder record): 1 to 64 of [A-Za-z0-9._+-], starting alphanumeric.
+ * Another client TERM becomes "dumb" (BwshPlan.term_fallback). */
+bool bwsh_term_is_name (const char *term);
 
 /* SHA-256 of @data as 64 lowercase hex characters plus NUL (FIPS 180-4). */
 void bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65]);

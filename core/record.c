@@ -9,8 +9,10 @@
  * or trace it, and it reads nothing of the user's.  Its configuration is
  * the administrator's /etc/tlog/tlog-rec.conf plus the writer given here;
  * it runs with no environment but TERM, so TLOG_REC_CONF_TEXT and friends
- * from an ssh client never reach it.  A command (ssh host CMD, scp, sftp,
- * rsync, git) is not recorded: its audit event names it.
+ * from an ssh client never reach it, and TERM only as a terminal name
+ * (bwsh_term_is_name()).  Every session with a terminal is recorded, a
+ * command on a pty (ssh -t host CMD) too; one without (ssh host CMD, scp,
+ * sftp, rsync, git) is not: its audit event names it.
  */
 #include "config.h"
 
@@ -49,14 +51,15 @@ bwsh_recording_to_string (BwshRecording r)
       return "command";
     case BWSH_RECORDING_UNAVAILABLE:
       return "unavailable";
+    case BWSH_RECORDING_FAILED:
+      return "failed";
     default:
       return "?";
     }
 }
 
 int
-bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
-                       BwshError *err)
+bwsh_recording_decide (const BwshPlan *p, bool have_tty, BwshRecording *ret, BwshError *err)
 {
   const char *rec = bwsh_tlog_rec_path ();
 
@@ -65,7 +68,7 @@ bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty,
       *ret = BWSH_RECORDING_OFF;
       return 0;
     }
-  if (cmd->has_command || !have_tty)
+  if (!have_tty)
     {
       *ret = BWSH_RECORDING_COMMAND;
       return 0;

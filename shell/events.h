@@ -18,3 +18,7 @@ void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCo
  * child), has started bwrap: it names tlog's recording id for that pid,
  * and is joined to the started event by BWSH_SESSION_ID. */
 void bwsh_front_recording (pid_t recorder);
+/* The recording that event announced failed after tlog-rec started bwrap
+ * (it ended on its own, or said so on its stderr): a second recording event,
+ * BWSH_RECORDING=failed with the same BWSH_TLOG_REC and @why. */
+void bwsh_front_recording_failed (const char *why);

@@ -39,6 +39,13 @@ const char *bwsh_recording_to_string (BwshRecording r);
  * with "tty", BWSH_RECORDING_UNAVAILABLE. */
 int bwsh_recording_decide (const BwshPlan *p, bool have_tty, BwshRecording *ret, BwshError *err);
 
+/* Whether tlog-rec can run as a login of @uid, @gid runs it: the recorder
+ * a regular file that user may execute, and /run/utmp there for its utmp
+ * record; @root ("" or a test's) prefixes both.  -errno with @err saying
+ * which, and *@ret_fix what the administrator does about it.  Its
+ * configuration is tlog-rec's to read: doctor runs it for that. */
+int bwsh_recorder_check (const char *root, uid_t uid, gid_t gid, const char **ret_fix, BwshError *err);
+
 /* The recording id tlog-rec gives its recording when it runs as process
  * @pid (tlog's TLOG_REC field and "rec" member): the boot id's hex digits,
  * the pid and the process's start time in clock ticks, in hex.  exec keeps

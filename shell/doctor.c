@@ -520,6 +520,58 @@ check_tiocsti (Doctor *d)
              "only bwsh's seccomp filter stops a sandboxed process typing into the shell outside", value);
 }
 
+/* ------------------------------------------------------------ recording */
+
+/* record = "tty" or "required": tlog-rec must run as a subject's login runs
+ * it (issue 36).  A recorder that cannot refuses every interactive login
+ * under "required" and leaves each unrecorded under "tty". */
+static void
+check_recording (Doctor *d)
+{
+  const char *rec = bwsh_tlog_rec_path (), *fix = NULL, *who = NULL, *outcome;
+  _cleanup_free_ char *path = at_root (d, rec), *said = NULL;
+  BwshError err = { 0 };
+  CmdResult res = { 0 };
+  uid_t uid;
+  gid_t gid;
+
+  if (d->policy == NULL || d->policy->record_mode == BWSH_RECORD_OFF)
+    {
+      finding (d, LEVEL_OK, NULL, "recording: record = \"off\"%s%s", d->subject != NULL ? " for " : "",
+               d->subject != NULL ? d->subject->name : "");
+      return;
+    }
+  outcome = d->policy->record_mode == BWSH_RECORD_REQUIRED
+                ? "every interactive login is refused (record = \"required\")"
+                : "interactive sessions run unrecorded (record = \"tty\")";
+  probe_identity (d, &uid, &gid, &who);
+  if (bwsh_recorder_check (d->root, uid, gid, &fix, &err) < 0)
+    {
+      finding (d, LEVEL_ERROR, fix, "recording: %s, for %s: %s", err.message, who, outcome);
+      return;
+    }
+  /* Its configuration is tlog-rec's to read: it runs true(1) with it, as
+   * the subject, writing to /dev/null instead of the journal. */
+  const char *const argv[] = { path, "--writer=file", "--file-path=/dev/null", "--", "/bin/true", NULL };
+  (void) run_cmd (argv, true, uid, gid, &res);
+  if (!cmd_succeeded (&res))
+    {
+      said = res.err_len > 0 ? strndup (res.err, res.err_len) : cmd_first_line (&res);
+      for (char *c = said; c != NULL && *c != '\0'; c++)
+        if (*c == '\n' && c[1] != '\0')
+          *c = ' ';
+      if (said != NULL)
+        said[strcspn (said, "\n")] = '\0';
+      finding (d, LEVEL_ERROR, "correct /etc/tlog/tlog-rec.conf (tlog-rec.conf(5)), then run bwshctl doctor again",
+               "recording: the recorder %s fails as %s runs it (%s): %s", rec, who,
+               said != NULL ? said : "out of memory", outcome);
+    }
+  else
+    finding (d, LEVEL_OK, NULL, "recording: %s runs for %s and /run/utmp is there (record = \"%s\")", rec, who,
+             bwsh_record_mode_to_string (d->policy->record_mode));
+  cmd_result_clear (&res);
+}
+
 /* ---------------------------------------------------------------- shells */
 
 static void
@@ -1244,6 +1296,7 @@ bwshctl_doctor (int argc, char **argv)
   check_landlock (&d);
   check_network (&d);
   check_tiocsti (&d);
+  check_recording (&d);
   check_shells (&d);
   check_pam (&d);
   check_sshd (&d);

@@ -45,6 +45,7 @@ static const struct
   [BWSH_EVENT_POLICY] = { "ec5cea47bc7145fd89357aa8b5c72d2f", "policy-unreadable", LOG_CRIT },
   [BWSH_EVENT_COMMAND] = { "e9e347ad276a4695a2ec58273a2570d7", "command", LOG_INFO },
   [BWSH_EVENT_RECORDING] = { "1a8e21917dfe4e299bfe3dbdfebb9ad3", "recording", LOG_INFO },
+  [BWSH_EVENT_RECORDING_FAILED] = { "9e4f4c13bd2840f0861ca44be443edf9", "recording-failed", LOG_ERR },
 };
 
 const char *

@@ -28,6 +28,7 @@ typedef enum
   BWSH_EVENT_POLICY,      /* the policy cannot be read: what decided instead (crit) */
   BWSH_EVENT_COMMAND,     /* bwsh: the command a session pam_bwsh allowed runs in the sandbox */
   BWSH_EVENT_RECORDING,   /* bwsh: tlog-rec starts recording the session (its TLOG_REC id) */
+  BWSH_EVENT_RECORDING_FAILED, /* bwsh: that recording failed after tlog-rec started bwrap (err) */
   BWSH_EVENT_MAX_,
 } BwshEventType;
 

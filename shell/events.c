@@ -152,9 +152,9 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
 static char recording_id[BWSH_TLOG_REC_ID_MAX];
 
 static void
-recording_event (const char *outcome, const char *line, const char *reason)
+recording_event (BwshEventType type, const char *outcome, const char *line, const char *reason)
 {
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_RECORDING);
+  BwshEvent ev = BWSH_EVENT_INIT (type);
 
   ev.origin = "bwsh";
   ev.message = line;
@@ -165,10 +165,11 @@ recording_event (const char *outcome, const char *line, const char *reason)
   ev.reason = reason;
   ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
   ev.session_pid = getpid ();
-  ev.recording = strcmp (outcome, "recording") == 0 ? "tty" : outcome;
+  ev.recording = type == BWSH_EVENT_RECORDING ? "tty" : "failed";
   ev.tlog_rec = recording_id[0] != '\0' ? recording_id : NULL;
   if (line == NULL || bwsh_event_send (&ev) < 0)
-    syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "session recorded by tlog-rec");
+    syslog (LOG_AUTHPRIV | (type == BWSH_EVENT_RECORDING ? LOG_INFO : LOG_ERR), "%s",
+            line != NULL ? line : "session recorded by tlog-rec");
 }
 
 void
@@ -185,7 +186,7 @@ bwsh_front_recording (pid_t recorder)
                 recording_id[0] != '\0' ? recording_id : "?")
       < 0)
     line = NULL;
-  recording_event ("recording", line, NULL);
+  recording_event (BWSH_EVENT_RECORDING, "recording", line, NULL);
 }
 
 void
@@ -198,5 +199,5 @@ bwsh_front_recording_failed (const char *why)
                 recording_id[0] != '\0' ? recording_id : "?", why)
       < 0)
     line = NULL;
-  recording_event ("failed", line, why);
+  recording_event (BWSH_EVENT_RECORDING_FAILED, "failed", line, why);
 }

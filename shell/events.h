@@ -19,6 +19,6 @@ void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCo
  * and is joined to the started event by BWSH_SESSION_ID. */
 void bwsh_front_recording (pid_t recorder);
 /* The recording that event announced failed after tlog-rec started bwrap
- * (it ended on its own, or said so on its stderr): a second recording event,
- * BWSH_RECORDING=failed with the same BWSH_TLOG_REC and @why. */
+ * (it ended on its own, or said so on its stderr): the recording-failed
+ * event, BWSH_RECORDING=failed with the same BWSH_TLOG_REC, and @why. */
 void bwsh_front_recording_failed (const char *why);

@@ -19,7 +19,15 @@
 #   - the same when a real tlog-rec is there but fails before it starts
 #     bwrap (a broken /etc/tlog/tlog-rec.conf in sshd's namespace): "required"
 #     refuses, "tty" runs sandboxed and unrecorded, with a warning and its
-#     event.
+#     event (BWSH_RECORDING=failed);
+#   - issue 36: a client TERM of 3,000 bytes or not UTF-8 (which emptied the
+#     recording, or stopped tlog-rec) is recorded under TERM=dumb, under
+#     "tty" and "required", and the started event says so; every recording
+#     id an event announced has records, unless an event says it failed;
+#     tlog-rec killed after the sandbox started ends a "required" session
+#     (exit 69) with a failed recording event; a command on a pty (script
+#     -qec "su - USER -c CMD") is recorded; input written to the pty before
+#     the prompt reaches the shell and the recording.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +35,7 @@
 have_tlog=true
 audit_have_tlog || have_tlog=false
 MSG_RECORDING=1a8e21917dfe4e299bfe3dbdfebb9ad3
+MSG_RECORDING_FAILED=9e4f4c13bd2840f0861ca44be443edf9
 ssh_prepare
 audit_unlock_at_exit
 journal_start
@@ -171,6 +180,95 @@ rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_U
 journal_wait_for 1 "TLOG_REC=$rec" || exit 1
 [[ $(tlog_text "$rec") == *ENV-42* ]] || it_fail "the session with the client's variable was not recorded"
 
+# ids_have_records: every recording id announced for the user has tlog
+# records, unless a failed recording event names it (issue 36).
+ids_have_records()
+{
+  local id
+  for id in $(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty \
+    | python3 -c 'import json, sys
+for l in sys.stdin: print(json.loads(l).get("BWSH_TLOG_REC", "none"))'); do
+    journal_json "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_TLOG_REC=$id" | grep -q . && continue
+    journal_wait_for 1 "TLOG_REC=$id" || it_fail "the recording $id was announced and has no records"
+  done
+}
+n_recordings() { journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | grep -c .; }
+last_recording() { journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | tail -n 1)" BWSH_TLOG_REC; }
+
+# TERM as the client sends it, 3,000 bytes long or not UTF-8 (issue 36),
+# read through ${!term_var}.
+# shellcheck disable=SC2034
+LONG_TERM=$(printf 'x%.0s' $(seq 3000))
+# shellcheck disable=SC2034
+BAD_TERM=$'xterm\xff\xfe'
+for mode in tty required; do
+  record $mode
+  for which in LONG BAD; do
+    it_check "record = \"$mode\", a client TERM that is not a terminal name ($which): recorded under TERM=dumb"
+    n=$(n_recordings)
+    term_var=${which}_TERM
+    TERM=${!term_var} interactive "echo T$which-\$((6*7))" 'echo "term:$TERM."'
+    it_assert_rc 0
+    it_assert_out_has "T$which-42"
+    it_assert_out_has "term:dumb."
+    journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+    ev=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | tail -n 1)
+    rec=$(journal_field "$ev" BWSH_TLOG_REC)
+    started=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_SESSION_ID=$(journal_field "$ev" BWSH_SESSION_ID)" | tail -n 1)
+    it_assert_eq dumb "$(journal_field "$started" BWSH_TERM_FALLBACK)" "BWSH_TERM_FALLBACK of the started event"
+    journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+    [[ $(tlog_text "$rec") == *T$which-42* ]] || it_fail "the marker is not in the recording $rec"
+  done
+done
+ids_have_records
+
+it_check "record = \"required\", tlog-rec killed after the sandbox started: the session ends, its recording failed"
+n=$(n_recordings)
+timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo KILLED-$((6*7))' 'sleep 30' \
+  -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/killed.out" 2>&1 </dev/null &
+held=$!
+for _ in $(seq 200); do
+  pgrep -x -u "$IT_USER" sleep >/dev/null && break
+  sleep 0.05
+done
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+pkill -KILL -x -u "$IT_USER" tlog-rec || it_fail "no tlog-rec to kill"
+rc=0
+wait "$held" || rc=$?
+it_assert_eq 69 "$rc" "exit status of the session whose recorder was killed"
+grep -q 'bwsh: the session was ended: record = "required" and the recorder /usr/bin/tlog-rec failed after it started the sandbox: it was killed by signal 9' "$IT_TMP/killed.out" \
+  || it_fail "no message for the killed recorder: $(cat "$IT_TMP/killed.out")"
+journal_wait_for 1 "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed || exit 1
+failed=$(journal_json "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed | tail -n 1)
+it_assert_eq "$rec" "$(journal_field "$failed" BWSH_TLOG_REC)" "BWSH_TLOG_REC of the failed event"
+for _ in $(seq 100); do
+  pgrep -x -u "$IT_USER" sleep >/dev/null || break
+  sleep 0.05
+done
+pgrep -x -u "$IT_USER" sleep >/dev/null && it_fail "the session outlived its recorder"
+
+record tty
+it_check "record = \"tty\": a command on a pty (script -qec \"su - USER -c CMD\") is recorded"
+n=$(n_recordings)
+in_jns script -qec "su - $IT_USER -c 'echo SU-\$((6*7))'" /dev/null
+it_assert_rc 0
+it_assert_out_has SU-42
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+[[ $(tlog_text "$rec") == *SU-42* ]] || it_fail "the command on a pty is not in the recording $rec"
+
+it_check "record = \"tty\": input written to the pty before the prompt reaches the shell and the recording"
+n=$(n_recordings)
+in_jns sh -c 'printf "echo TA-\$((6*7))\nexit\n" | script -qec "su - $0" /dev/null' "$IT_USER"
+it_assert_out_has TA-42
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+[[ $(tlog_text "$rec") == *TA-42* ]] || it_fail "the type-ahead's output is not in the recording $rec"
+ids_have_records
+
 fi
 
 it_check "a command is not recorded: its event names it and says command"
@@ -235,7 +333,7 @@ if $have_tlog; then
 
   it_check "record = \"tty\", recorder failing at run time: sandboxed, unrecorded, with a warning and its event"
   record tty
-  n_unavailable=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable | grep -c .)
+  n_unavailable=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed | grep -c .)
   interactive 'echo FALLBACK-$((6*7))' 'cat /proc/1/comm'
   it_assert_rc 0
   it_assert_out_has FALLBACK-42
@@ -243,7 +341,7 @@ if $have_tlog; then
     || it_fail "the session's pid 1 is not bwrap: $(cat "$IT_TMP/out")"
   it_assert_out_has \
     "bwsh: warning: $REC_FAILED: it exited with status 1; this session runs unrecorded (record = \"tty\")"
-  journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable \
+  journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed \
     || exit 1
   it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \
     "recording events of an unrecorded session"

@@ -83,6 +83,7 @@ typedef struct Launch
   char typeahead[TYPEAHEAD_MAX];
   size_t n_typeahead;
   bool canonical;     /* the terminal was in canonical mode before tlog-rec */
+  int64_t taken_ms;   /* when bwsh took the type-ahead */
   bool rec_failed;    /* the recorder failed after it started bwrap */
   char rec_why[256];
 } Launch;
@@ -272,7 +273,7 @@ typeahead_take (Launch *l)
 
   l->n_typeahead = 0;
   l->canonical = false;
-  if (tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON))
+  if (tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON) || now_ms (&l->taken_ms) < 0)
     return;
   l->canonical = true;
   raw = t;
@@ -309,6 +310,10 @@ typeahead_give (Launch *l, bool wait_raw)
           nanosleep (&ms, NULL);
         }
     }
+  /* What was typed in between is lost: the window, for bwsh.conf(5). */
+  if (wait_raw && l->canonical && now_ms (&now) == 0)
+    syslog (LOG_AUTHPRIV | LOG_DEBUG, "type-ahead: %zu bytes given back; the recorder switched the terminal %lld ms "
+            "after bwsh took them", l->n_typeahead, (long long) (now - l->taken_ms));
   for (i = 0; i < l->n_typeahead; i++)
     if (ioctl (STDIN_FILENO, TIOCSTI, &l->typeahead[i]) < 0)
       break;

@@ -312,21 +312,22 @@ remote=$(forward_tool systemd-journal-remote)
 REMOTE_PID=$!
 wait_counts "$REMOTE_DIR" $((N + 10)) "the collector after the outage" || { forward_logs; exit 1; }
 journalctl -D "$REMOTE_DIR" -o json --no-pager "BWSH_USER=$IT_USER" >"$IT_TMP/remote.json" 2>/dev/null
-python3 - "$IT_TMP/remote.json" $((3 * (N + 10))) <<'PY' || it_fail "the events after the outage"
+journal_json "BWSH_USER=$IT_USER" >"$IT_TMP/local.json"
+python3 - "$IT_TMP/local.json" "$IT_TMP/remote.json" <<'PY' || it_fail "the events after the outage"
 import json, sys
-events = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-# What a SIEM compares: the sending host's boot and both timestamps, which
-# are what its cursor (__CURSOR) is made of; journal-remote gives every
-# entry a cursor of its own, so the copy's differs.
+# What a SIEM compares: the sending host's machine, boot and both
+# timestamps, which are what its cursor (__CURSOR) is made of; journal-remote
+# gives every entry a cursor of its own, so a copy's differs.
 key = lambda e: (e.get("_MACHINE_ID"), e.get("_BOOT_ID"), e.get("__MONOTONIC_TIMESTAMP"), e.get("__REALTIME_TIMESTAMP"))
-unique = {key(e): e for e in events}
-ids = {(e.get("MESSAGE_ID"), e.get("BWSH_SESSION_ID")) for e in events}
-dups = len(events) - len(unique)
-print("after the outage: %d events on the collector, %d distinct, %d duplicates" % (len(events), len(unique), dups),
-      file=sys.stderr)
-print("RESULT audit_forward_outage events=%d distinct=%d duplicates=%d" % (len(events), len(unique), dups))
-want = int(sys.argv[2])
-sys.exit(0 if len(unique) == want and len(ids) == want else 1)
+local = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+remote = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+lkeys, rkeys = {key(e) for e in local}, {key(e) for e in remote}
+dups = len(remote) - len(rkeys)
+print("after the outage: %d events locally, %d on the collector, %d distinct, %d duplicates, %d missing"
+      % (len(local), len(remote), len(rkeys), dups, len(lkeys - rkeys)), file=sys.stderr)
+print("RESULT audit_forward_outage local=%d collector=%d duplicates=%d missing=%d"
+      % (len(local), len(remote), dups, len(lkeys - rkeys)))
+sys.exit(0 if len(lkeys) == len(local) and lkeys == rkeys else 1)
 PY
 forward_stop
 ssh_assert_no_user_processes

@@ -267,6 +267,14 @@ journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWS
 rec=$(last_recording)
 journal_wait_for 1 "TLOG_REC=$rec" || exit 1
 [[ $(tlog_text "$rec") == *TA-42* ]] || it_fail "the type-ahead's output is not in the recording $rec"
+# bwsh says at debug level what it gave back, and the window in which input
+# would have been lost (from its take to tlog's switch, an upper bound).
+journal_wait_for 1 SYSLOG_IDENTIFIER=bwsh PRIORITY=7 || exit 1
+ta=$(journal_json SYSLOG_IDENTIFIER=bwsh PRIORITY=7 | grep 'type-ahead: ' | tail -n 1)
+ta=$(journal_field "$ta" MESSAGE)
+[[ $ta =~ ^type-ahead:\ ([0-9]+)\ bytes.*\ ([0-9]+)\ ms ]] || it_fail "no type-ahead message: $ta"
+[ "${BASH_REMATCH[1]:-0}" -gt 0 ] || it_fail "bwsh gave nothing back: $ta"
+echo "RESULT recording_typeahead bytes=${BASH_REMATCH[1]} window_ms=${BASH_REMATCH[2]}"
 ids_have_records
 
 fi

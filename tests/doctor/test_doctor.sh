@@ -220,6 +220,7 @@ fake_tlog_rec () {
     # shellcheck disable=SC2016 # a line of the fake tlog-rec
     echo '[ "$1 $2 $3" = "--writer=file --file-path=/dev/null --" ] || { echo "unexpected arguments: $*" >&2; exit 9; }'
     if [ -n "${2:-}" ]; then
+      # shellcheck disable=SC2028 # printf, in the fake tlog-rec
       echo 'printf "Expected a value\nFailed loading system configuration\n" >&2; exit 1'
     else
       # shellcheck disable=SC2016 # a line of the fake tlog-rec
@@ -772,6 +773,26 @@ recording_tlog_rec_runs)
   fake_tlog_rec 0755
   run
   expect_finding ok 'recording: /usr/bin/tlog-rec runs for an unprivileged account (nobody) and /run/utmp is there (record = "required")'
+  ;;
+
+journal_budget_tlog_defaults)
+  fake_tlog_rec 0755
+  mkdir -p "$root/usr/share/tlog"
+  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768 },\n  // a comment, as Debian ships\n  "journal": { "priority": "info" } }\n' \
+    >"$root/usr/share/tlog/tlog-rec.default.conf"
+  run
+  expect_finding ok "journal budget: tlog-rec writes at most 260 messages in RateLimitIntervalSec=30s, journald takes RateLimitBurst=10000 from the session's unit: a flood leaves room for the session-ended event"
+  ;;
+journal_budget_flood_can_drop_session_end)
+  fake_tlog_rec 0755
+  mkdir -p "$root/etc/tlog" "$root/etc/systemd/journald.conf.d"
+  printf '{\n  // raised by an administrator\n  "limit": { "rate": 1048576, /* 1 MB/s */ "burst": 1048576 }\n}\n' >"$root/etc/tlog/tlog-rec.conf"
+  printf '[Journal]\nRateLimitIntervalSec=10s\n' >"$root/etc/systemd/journald.conf"
+  printf '[Journal]\nRateLimitBurst=5000\n' >"$root/etc/systemd/journald.conf.d/20-site.conf"
+  run
+  expect_rc 1
+  expect_finding warning "journal budget: tlog-rec may write 5634 messages in RateLimitIntervalSec=10s (limit.rate 1048576, payload 2048), journald takes RateLimitBurst=5000 from a unit at priority info: a recorded session that floods its terminal can have its session-ended event dropped" \
+    "lower limit.rate in /etc/tlog/tlog-rec.conf (its default, 16384, writes about 260 messages in 30 s), or raise RateLimitBurst= in /etc/systemd/journald.conf.d/50-bwsh.conf to twice what tlog-rec writes"
   ;;
 
 landlock_off)

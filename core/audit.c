@@ -234,6 +234,8 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_RECORDING", ev->recording);
   fields_add_str (&f, "BWSH_TLOG_REC", ev->tlog_rec);
   fields_add_str (&f, "BWSH_TERM_FALLBACK", ev->term_fallback);
+  fields_add_num (&f, "BWSH_TYPEAHEAD_BYTES", ev->typeahead_bytes);
+  fields_add_num (&f, "BWSH_TYPEAHEAD_MS", ev->typeahead_ms);
   fields_add_str (&f, "BWSH_END_REASON", ev->end_reason);
   fields_add_str (&f, "BWSH_LOCK_REASON", ev->lock_reason);
   fields_add_str (&f, "BWSH_LOCK_BY", ev->lock_by);

@@ -152,7 +152,8 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
 static char recording_id[BWSH_TLOG_REC_ID_MAX];
 
 static void
-recording_event (BwshEventType type, const char *outcome, const char *line, const char *reason)
+recording_event (BwshEventType type, const char *outcome, const char *line, const char *reason, int64_t typeahead,
+                 int64_t typeahead_ms)
 {
   BwshEvent ev = BWSH_EVENT_INIT (type);
 
@@ -166,6 +167,8 @@ recording_event (BwshEventType type, const char *outcome, const char *line, cons
   ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
   ev.session_pid = getpid ();
   ev.recording = type == BWSH_EVENT_RECORDING ? "tty" : "failed";
+  ev.typeahead_bytes = typeahead;
+  ev.typeahead_ms = typeahead_ms;
   ev.tlog_rec = recording_id[0] != '\0' ? recording_id : NULL;
   if (line == NULL || bwsh_event_send (&ev) < 0)
     syslog (LOG_AUTHPRIV | (type == BWSH_EVENT_RECORDING ? LOG_INFO : LOG_ERR), "%s",
@@ -173,7 +176,7 @@ recording_event (BwshEventType type, const char *outcome, const char *line, cons
 }
 
 void
-bwsh_front_recording (pid_t recorder)
+bwsh_front_recording (pid_t recorder, int64_t typeahead, int64_t typeahead_ms)
 {
   _cleanup_free_ char *line = NULL;
   const char *user = started_id != NULL ? started_id->name : "?";
@@ -186,7 +189,7 @@ bwsh_front_recording (pid_t recorder)
                 recording_id[0] != '\0' ? recording_id : "?")
       < 0)
     line = NULL;
-  recording_event (BWSH_EVENT_RECORDING, "recording", line, NULL);
+  recording_event (BWSH_EVENT_RECORDING, "recording", line, NULL, typeahead, typeahead_ms);
 }
 
 void
@@ -199,5 +202,5 @@ bwsh_front_recording_failed (const char *why)
                 recording_id[0] != '\0' ? recording_id : "?", why)
       < 0)
     line = NULL;
-  recording_event (BWSH_EVENT_RECORDING_FAILED, "failed", line, why);
+  recording_event (BWSH_EVENT_RECORDING_FAILED, "failed", line, why, -1, -1);
 }

@@ -84,6 +84,8 @@ typedef struct Launch
   size_t n_typeahead;
   bool canonical;     /* the terminal was in canonical mode before tlog-rec */
   int64_t taken_ms;   /* when bwsh took the type-ahead */
+  int64_t given;      /* bytes given back, for the recording event; -1: none */
+  int64_t window_ms;  /* from the take to tlog's switch of the terminal; -1: not known */
   bool rec_failed;    /* the recorder failed after it started bwrap */
   char rec_why[256];
 } Launch;
@@ -273,6 +275,8 @@ typeahead_take (Launch *l)
 
   l->n_typeahead = 0;
   l->canonical = false;
+  l->given = -1;
+  l->window_ms = -1;
   if (tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON) || now_ms (&l->taken_ms) < 0)
     return;
   l->canonical = true;
@@ -310,10 +314,11 @@ typeahead_give (Launch *l, bool wait_raw)
           nanosleep (&ms, NULL);
         }
     }
-  /* What was typed in between is lost: the window, for bwsh.conf(5). */
+  /* What was typed in between is lost: the window, for the recording
+   * event and bwsh.conf(5). */
   if (wait_raw && l->canonical && now_ms (&now) == 0)
-    syslog (LOG_AUTHPRIV | LOG_DEBUG, "type-ahead: %zu bytes given back; the recorder switched the terminal %lld ms "
-            "after bwsh took them", l->n_typeahead, (long long) (now - l->taken_ms));
+    l->window_ms = now - l->taken_ms;
+  l->given = (int64_t) l->n_typeahead;
   for (i = 0; i < l->n_typeahead; i++)
     if (ioctl (STDIN_FILENO, TIOCSTI, &l->typeahead[i]) < 0)
       break;
@@ -455,8 +460,8 @@ attempt (Launch *l, int *ret_status)
     {
       /* tlog-rec is this child: the recording id is of its pid. */
       announce (l, BWSH_RECORDING_ON);
-      bwsh_front_recording (pid);
       typeahead_give (l, true);
+      bwsh_front_recording (pid, l->given, l->window_ms);
     }
   if (result == ATTEMPT_RAN && guard)
     {

@@ -27,7 +27,12 @@
 #     tlog-rec killed after the sandbox started ends a "required" session
 #     (exit 69) with a failed recording event; a command on a pty (script
 #     -qec "su - USER -c CMD") is recorded; input written to the pty before
-#     the prompt reaches the shell and the recording.
+#     the prompt reaches the shell and the recording;
+#   - a recorded session that floods its terminal, its sshd in a cgroup
+#     named *.service so that journald rate-limits it as a unit (journald
+#     restarted with RateLimitBurst=100 in 60 s): control, with tlog's
+#     limit.rate raised the flood uses up the unit's budget and the
+#     session-ended event is dropped; with tlog's default limit it is there.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -267,14 +272,12 @@ journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWS
 rec=$(last_recording)
 journal_wait_for 1 "TLOG_REC=$rec" || exit 1
 [[ $(tlog_text "$rec") == *TA-42* ]] || it_fail "the type-ahead's output is not in the recording $rec"
-# bwsh says at debug level what it gave back, and the window in which input
-# would have been lost (from its take to tlog's switch, an upper bound).
-journal_wait_for 1 SYSLOG_IDENTIFIER=bwsh PRIORITY=7 || exit 1
-ta=$(journal_json SYSLOG_IDENTIFIER=bwsh PRIORITY=7 | grep 'type-ahead: ' | tail -n 1)
-ta=$(journal_field "$ta" MESSAGE)
-[[ $ta =~ ^type-ahead:\ ([0-9]+)\ bytes.*\ ([0-9]+)\ ms ]] || it_fail "no type-ahead message: $ta"
-[ "${BASH_REMATCH[1]:-0}" -gt 0 ] || it_fail "bwsh gave nothing back: $ta"
-echo "RESULT recording_typeahead bytes=${BASH_REMATCH[1]} window_ms=${BASH_REMATCH[2]}"
+# The recording event says what bwsh gave back, and the window in which
+# input was lost (from its take to tlog's switch, an upper bound).
+ev=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_TLOG_REC=$rec" | tail -n 1)
+ta=$(journal_field "$ev" BWSH_TYPEAHEAD_BYTES)
+[ "${ta:-0}" -gt 0 ] || it_fail "bwsh gave nothing back: BWSH_TYPEAHEAD_BYTES='$ta'"
+echo "RESULT recording_typeahead bytes=$ta window_ms=$(journal_field "$ev" BWSH_TYPEAHEAD_MS)"
 ids_have_records
 
 fi
@@ -309,6 +312,12 @@ journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIF
 refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDENTIFIER=bwsh | tail -n 1)
 [[ $(journal_field "$refused" BWSH_REASON) == *'record = "required"'* ]] \
   || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
+
+it_check "bwshctl check names the recorder that cannot run, with the fix: an error under \"required\""
+in_jns setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  env BWSH_TEST_TLOG_REC=/nonexistent/tlog-rec "$BWSHCTL" check
+it_assert_rc 1
+it_assert_err_has 'record = "required": the recorder /nonexistent/tlog-rec cannot run: No such file or directory (package tlog): every interactive login is refused (fix: apt-get install tlog)'
 
 if $have_tlog; then
   it_check "record = \"required\" with the recorder there: recorded"
@@ -378,5 +387,93 @@ if $have_tlog; then
   journal_wait_for 1 "TLOG_REC=$rec" || exit 1
   [[ $(tlog_text "$rec") == *GUARDED-42* ]] || it_fail "the guarded session was not recorded under $rec"
   rm -f "$IT_HOME/.config/bwsh/config.json"
+fi
+# A flood cannot hide a session's end (issue 36).  journald rate-limits a
+# sender whose cgroup names a unit, per unit and per priority pool (info and
+# notice share one): pam_bwsh's session-ended event comes from the session's
+# unit, as tlog-rec's entries do.  The test gives sshd such a unit.
+# flood_unit NAME: sshd (and every session it starts) into NAME.service in
+# each cgroup hierarchy journald may read a sender's unit from.
+FLOOD_CGROUPS=()
+flood_unit()
+{
+  local d
+  for d in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
+    [ -e "$d/cgroup.procs" ] || continue
+    mkdir "$d/$1.service" || return 1
+    FLOOD_CGROUPS+=("$d/$1.service")
+    echo "$SSHD_PID" >"$d/$1.service/cgroup.procs" || return 1
+  done
+  [ ${#FLOOD_CGROUPS[@]} -gt 0 ]
+}
+# Every process back to the root, the cgroups removed: nothing left behind.
+flood_units_remove()
+{
+  local c p
+  for c in "${FLOOD_CGROUPS[@]}"; do
+    while read -r p; do echo "$p" >"$(dirname "$c")/cgroup.procs"; done <"$c/cgroup.procs" 2>/dev/null
+    rmdir "$c" 2>/dev/null
+  done
+  FLOOD_CGROUPS=()
+}
+# flood_session: a recorded session that writes 600 KB to its terminal; its
+# session id in $sid once sshd's processes for it are gone (its end sent),
+# and a marker after it through the same socket, seen by the journal.
+flood_session()
+{
+  local n
+  n=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | grep -c .)
+  interactive 'head -c 600000 /dev/zero | tr "\0" x; echo; echo FLOOD-$((6*7))'
+  it_assert_rc 0
+  it_assert_out_has FLOOD-42
+  journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" || exit 1
+  sid=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_SESSION_ID)
+  for _ in $(seq 200); do
+    pgrep -P "$SSHD_PID" >/dev/null || break
+    sleep 0.05
+  done
+  in_jns sh -c 'printf "MESSAGE=%s\n" "$0" | logger --journald' "flood-marker-$sid"
+  journal_wait_for 1 "MESSAGE=flood-marker-$sid" || exit 1
+}
+# flood_possible: a cgroup hierarchy here in which the test may make one.
+flood_possible()
+{
+  local d
+  for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+    [ -e "$d/cgroup.procs" ] && mkdir "$d/bwsh-probe-$$.service" 2>/dev/null && rmdir "$d/bwsh-probe-$$.service" \
+      && return 0
+  done
+  return 1
+}
+if $have_tlog && flood_possible; then
+  record tty
+  ssh_stop
+  journal_stop
+  printf '[Journal]\nRateLimitIntervalSec=60s\nRateLimitBurst=100\nRuntimeMaxUse=2M\n' >"$IT_TMP/journald-flood.conf"
+  AUDIT_JOURNALD_CONF=$IT_TMP/journald-flood.conf journal_start
+  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+  ssh_start main snippet
+  it_defer flood_units_remove
+  mkdir -p "$IT_TMP/tlog-flood"
+  printf '{ "limit": { "rate": 100000000, "burst": 100000000 } }\n' >"$IT_TMP/tlog-flood/tlog-rec.conf"
+  ssh_in_ns mount --bind "$IT_TMP/tlog-flood" /etc/tlog || { it_fail "cannot bind the flood's tlog-rec.conf"; exit 1; }
+
+  it_check "control: with tlog's limit.rate raised, a flooding session's end is dropped by journald's limit of its unit"
+  flood_unit "bwsh-flood-control-$$" || { it_fail "cannot put sshd into a cgroup of its own"; exit 1; }
+  flood_session
+  it_assert_eq 0 "$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid" | grep -c .)" \
+    "session-ended events of the flooding session (the control: journald dropped it)"
+
+  it_check "with tlog's default limit, a flooding session's end is in the journal"
+  ssh_in_ns umount /etc/tlog
+  flood_unit "bwsh-flood-$$" || { it_fail "cannot put sshd into a cgroup of its own"; exit 1; }
+  flood_session
+  it_assert_eq 1 "$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid" | grep -c .)" \
+    "session-ended events of the flooding session"
+  echo "RESULT recording_flood tlog_entries=$(journal_json "TLOG_USER=$IT_USER" | grep -c .)"
+  ssh_stop
+  flood_units_remove
+else
+  it_log "no writable cgroup hierarchy here: the flood of a unit is not tested"
 fi
 ssh_assert_no_user_processes

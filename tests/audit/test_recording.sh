@@ -452,7 +452,7 @@ if $have_tlog && flood_possible; then
   printf '[Journal]\nRateLimitIntervalSec=60s\nRateLimitBurst=100\nRuntimeMaxUse=2M\n' >"$IT_TMP/journald-flood.conf"
   AUDIT_JOURNALD_CONF=$IT_TMP/journald-flood.conf journal_start
   in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
-  ssh_start main snippet
+  ssh_start flood snippet
   it_defer flood_units_remove
   mkdir -p "$IT_TMP/tlog-flood"
   printf '{ "limit": { "rate": 100000000, "burst": 100000000 } }\n' >"$IT_TMP/tlog-flood/tlog-rec.conf"

@@ -277,7 +277,10 @@ typeahead_take (Launch *l)
   l->canonical = false;
   l->given = -1;
   l->window_ms = -1;
-  if (tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON) || now_ms (&l->taken_ms) < 0)
+  /* Only in the terminal's foreground: a background job that sets it
+   * would be stopped (SIGTTOU), and what is typed is not its own. */
+  if (tcgetpgrp (STDIN_FILENO) != getpgrp () || tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON)
+      || now_ms (&l->taken_ms) < 0)
     return;
   l->canonical = true;
   raw = t;

@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -686,12 +687,13 @@ cmp_str (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* journald rate-limits each unit's senders per priority pool (err, warning,
- * notice and info together, debug), and pam_bwsh's session-ended event
+/* journald rate-limits each unit's senders per priority pool (crit, err,
+ * warning, notice and info together, debug), and pam_bwsh's session-ended event
  * (info) comes from the session's unit, where tlog-rec writes what the
  * terminal shows: a session that floods its terminal could use up the
  * budget and have its end dropped (issue 36).  tlog's own limit (limit.rate,
- * limit.burst) bounds how many messages it writes; doctor compares that
+ * limit.burst, with limit.action "delay" or "drop"; its default "pass"
+ * limits nothing) bounds how many messages it writes; doctor compares that
  * with journald's RateLimitBurst= in one RateLimitIntervalSec=. */
 static void
 check_journal_budget (Doctor *d)
@@ -703,7 +705,7 @@ check_journal_budget (Doctor *d)
   _cleanup_closedir_ DIR *dir = NULL;
   json_t *conf, *dflt;
   double interval = 30, burst = 10000, rate, tburst, payload, latency, msgs;
-  const char *prio;
+  const char *prio, *action;
   char *names[64];
   size_t n = 0;
   struct dirent *de;
@@ -735,6 +737,7 @@ check_journal_budget (Doctor *d)
   payload = tlog_number (conf, dflt, NULL, "payload", 2048);
   latency = tlog_number (conf, dflt, NULL, "latency", 10);
   prio = tlog_string (conf, dflt, "journal", "priority", "info");
+  action = tlog_string (conf, dflt, "limit", "action", "pass");
   if (interval <= 0 || burst <= 0)
     finding (d, LEVEL_OK, NULL, "journal budget: journald does not rate-limit (RateLimitIntervalSec=0 or RateLimitBurst=0)");
   else if (strcmp (prio, "notice") != 0 && strcmp (prio, "info") != 0)
@@ -743,16 +746,24 @@ check_journal_budget (Doctor *d)
   else
     {
       /* Its messages carry at most payload bytes each; a flush at least
-       * every latency seconds adds one. */
-      msgs = rate <= 0 || payload <= 0 ? -1 : (rate * interval + tburst) / payload + interval / (latency > 0 ? latency : 1) + 1;
-      if (msgs < 0 || msgs * 2 > burst)
+       * every latency seconds adds one.  limit.action "pass" (tlog's
+       * default) applies no limit at all. */
+      bool unlimited = strcasecmp (action, "pass") == 0 || rate <= 0 || payload <= 0;
+      msgs = unlimited ? -1 : (rate * interval + tburst) / payload + interval / (latency > 0 ? latency : 1) + 1;
+      if (unlimited)
         finding (d, LEVEL_WARNING,
-                 "lower limit.rate in /etc/tlog/tlog-rec.conf (its default, 16384, writes about 260 messages in 30 s), "
+                 "set \"limit\": { \"action\": \"delay\" } in /etc/tlog/tlog-rec.conf (a flood is slowed to limit.rate, "
+                 "all of it recorded), or \"drop\" (what exceeds limit.rate is not recorded)",
+                 "journal budget: tlog-rec's limit.action is \"%s\": it writes all a session prints, and journald takes "
+                 "RateLimitBurst=%g in RateLimitIntervalSec=%gs from a unit at priority info: a recorded session that "
+                 "floods its terminal can have its session-ended event dropped", action, burst, interval);
+      else if (msgs * 2 > burst)
+        finding (d, LEVEL_WARNING,
+                 "lower limit.rate in /etc/tlog/tlog-rec.conf (16384 writes about 260 messages in 30 s), "
                  "or raise RateLimitBurst= in /etc/systemd/journald.conf.d/50-bwsh.conf to twice what tlog-rec writes",
-                 "journal budget: tlog-rec may write %s%.0f messages in RateLimitIntervalSec=%gs (limit.rate %.0f, payload "
+                 "journal budget: tlog-rec may write %.0f messages in RateLimitIntervalSec=%gs (limit.rate %.0f, payload "
                  "%.0f), journald takes RateLimitBurst=%g from a unit at priority info: a recorded session that floods its "
-                 "terminal can have its session-ended event dropped", msgs < 0 ? "unlimited, " : "", msgs < 0 ? 0 : msgs,
-                 interval, rate, payload, burst);
+                 "terminal can have its session-ended event dropped", msgs, interval, rate, payload, burst);
       else
         finding (d, LEVEL_OK, NULL, "journal budget: tlog-rec writes at most %.0f messages in RateLimitIntervalSec=%gs, "
                  "journald takes RateLimitBurst=%g from the session's unit: a flood leaves room for the session-ended "

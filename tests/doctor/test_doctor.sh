@@ -775,24 +775,36 @@ recording_tlog_rec_runs)
   expect_finding ok 'recording: /usr/bin/tlog-rec runs for an unprivileged account (nobody) and /run/utmp is there (record = "required")'
   ;;
 
-journal_budget_tlog_defaults)
+journal_budget_tlog_pass_limits_nothing)
+  # tlog's shipped default: "pass", no limit at all.
   fake_tlog_rec 0755
   mkdir -p "$root/usr/share/tlog"
-  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768 },\n  // a comment, as Debian ships\n  "journal": { "priority": "info" } }\n' \
+  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768, "action": "pass" },\n  // a comment, as Debian ships\n  "journal": { "priority": "info" } }\n' \
     >"$root/usr/share/tlog/tlog-rec.default.conf"
+  run
+  expect_rc 1
+  expect_finding warning 'journal budget: tlog-rec'"'"'s limit.action is "pass": it writes all a session prints, and journald takes RateLimitBurst=10000 in RateLimitIntervalSec=30s from a unit at priority info: a recorded session that floods its terminal can have its session-ended event dropped' \
+    'set "limit": { "action": "delay" } in /etc/tlog/tlog-rec.conf (a flood is slowed to limit.rate, all of it recorded), or "drop" (what exceeds limit.rate is not recorded)'
+  ;;
+journal_budget_tlog_delay_within_budget)
+  fake_tlog_rec 0755
+  mkdir -p "$root/usr/share/tlog" "$root/etc/tlog"
+  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768, "action": "pass" } }\n' \
+    >"$root/usr/share/tlog/tlog-rec.default.conf"
+  printf '{ "limit": { "action": "delay" } }\n' >"$root/etc/tlog/tlog-rec.conf"
   run
   expect_finding ok "journal budget: tlog-rec writes at most 260 messages in RateLimitIntervalSec=30s, journald takes RateLimitBurst=10000 from the session's unit: a flood leaves room for the session-ended event"
   ;;
 journal_budget_flood_can_drop_session_end)
   fake_tlog_rec 0755
   mkdir -p "$root/etc/tlog" "$root/etc/systemd/journald.conf.d"
-  printf '{\n  // raised by an administrator\n  "limit": { "rate": 1048576, /* 1 MB/s */ "burst": 1048576 }\n}\n' >"$root/etc/tlog/tlog-rec.conf"
+  printf '{\n  // raised by an administrator\n  "limit": { "rate": 1048576, /* 1 MB/s */ "burst": 1048576, "action": "drop" }\n}\n' >"$root/etc/tlog/tlog-rec.conf"
   printf '[Journal]\nRateLimitIntervalSec=10s\n' >"$root/etc/systemd/journald.conf"
   printf '[Journal]\nRateLimitBurst=5000\n' >"$root/etc/systemd/journald.conf.d/20-site.conf"
   run
   expect_rc 1
   expect_finding warning "journal budget: tlog-rec may write 5634 messages in RateLimitIntervalSec=10s (limit.rate 1048576, payload 2048), journald takes RateLimitBurst=5000 from a unit at priority info: a recorded session that floods its terminal can have its session-ended event dropped" \
-    "lower limit.rate in /etc/tlog/tlog-rec.conf (its default, 16384, writes about 260 messages in 30 s), or raise RateLimitBurst= in /etc/systemd/journald.conf.d/50-bwsh.conf to twice what tlog-rec writes"
+    "lower limit.rate in /etc/tlog/tlog-rec.conf (16384 writes about 260 messages in 30 s), or raise RateLimitBurst= in /etc/systemd/journald.conf.d/50-bwsh.conf to twice what tlog-rec writes"
   ;;
 
 landlock_off)

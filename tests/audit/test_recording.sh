@@ -412,8 +412,12 @@ flood_units_remove()
 {
   local c p
   for c in "${FLOOD_CGROUPS[@]}"; do
-    while read -r p; do echo "$p" >"$(dirname "$c")/cgroup.procs"; done <"$c/cgroup.procs" 2>/dev/null
-    rmdir "$c" 2>/dev/null
+    # A session's processes may still be on their way out after ssh_stop.
+    for _ in $(seq 100); do
+      while read -r p; do echo "$p" >"$(dirname "$c")/cgroup.procs"; done <"$c/cgroup.procs" 2>/dev/null
+      rmdir "$c" 2>/dev/null || [ ! -d "$c" ] && break
+      sleep 0.05
+    done
   done
   FLOOD_CGROUPS=()
 }

@@ -330,7 +330,9 @@ main (int argc, char **argv)
   /* Recorded or not, decided before anything starts: with record =
    * "required", a recorder that cannot run refuses the session here, and
    * one that fails before it starts bwrap, in the launch. */
-  r = bwsh_recording_decide (s->plan, &cmd, isatty (STDIN_FILENO), &recording, &err);
+  /* Every session with a terminal, a command on a pty too: tlog-rec
+   * records what stdin or stdout is a terminal for. */
+  r = bwsh_recording_decide (s->plan, isatty (STDIN_FILENO) || isatty (STDOUT_FILENO), &recording, &err);
   if (r < 0)
     die_error (&err);
   if (recording == BWSH_RECORDING_ON)

@@ -400,6 +400,8 @@ cmd_check (int argc, char **argv)
   if (s != NULL && s->policy != NULL)
     problems = bwshctl_launch_problems (s->plan, stderr);
   if (s != NULL && s->policy != NULL)
+    problems += bwshctl_recorder_problems (s->plan, inside, stderr, &warnings);
+  if (s != NULL && s->policy != NULL)
     {
       if (check_names (s->policy, o.resolve, inside, &name_errors, &warnings) < 0)
         return 1;

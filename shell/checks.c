@@ -6,6 +6,7 @@
  */
 #include "config.h"
 
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -27,6 +28,29 @@ bwshctl_launch_problems (const BwshPlan *plan, FILE *f)
       n++;
     }
   return n;
+}
+
+size_t
+bwshctl_recorder_problems (const BwshPlan *plan, bool inside, FILE *f, size_t *ret_warnings)
+{
+  BwshError err = { 0 };
+  const char *fix = NULL;
+  struct passwd *pw;
+
+  /* Inside a sandbox /run is the sandbox's own: no /run/utmp to see. */
+  if (plan == NULL || plan->record == BWSH_RECORD_OFF || inside)
+    return 0;
+  pw = getpwuid (plan->uid);
+  if (bwsh_recorder_check ("", plan->uid, pw != NULL ? pw->pw_gid : getgid (), &fix, &err) >= 0)
+    return 0;
+  if (plan->record == BWSH_RECORD_TTY)
+    {
+      fprintf (f, "warning: record = \"tty\": %s: interactive sessions run unrecorded (fix: %s)\n", err.message, fix);
+      (*ret_warnings)++;
+      return 0;
+    }
+  fprintf (f, "record = \"required\": %s: every interactive login is refused (fix: %s)\n", err.message, fix);
+  return 1;
 }
 
 void

@@ -144,6 +144,7 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
       ev.record = bwsh_record_mode_to_string (p->record);
       ev.recording = bwsh_recording_to_string (recording);
     }
+  ev.term_fallback = p->term_fallback;
   if (line == NULL || bwsh_event_send (&ev) < 0)
     syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "sandbox started by bwsh");
   if (recording == BWSH_RECORDING_UNAVAILABLE)
@@ -152,30 +153,59 @@ bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCommand
             bwsh_tlog_rec_path ());
 }
 
-void
-bwsh_front_recording (pid_t recorder)
+/* The id bwsh_front_recording() announced, for bwsh_front_recording_failed(). */
+static char recording_id[BWSH_TLOG_REC_ID_MAX];
+
+static void
+recording_event (BwshEventType type, const char *outcome, const char *line, const char *reason, int64_t typeahead,
+                 int64_t typeahead_ms)
 {
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_RECORDING);
+  BwshEvent ev = BWSH_EVENT_INIT (type);
+
+  ev.origin = "bwsh";
+  ev.message = line;
+  ev.user = started_id != NULL ? started_id->name : "?";
+  ev.uid = started_id != NULL ? (int64_t) started_id->uid : (int64_t) getuid ();
+  ev.service = "bwsh";
+  ev.outcome = outcome;
+  ev.reason = reason;
+  ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
+  ev.session_pid = getpid ();
+  ev.recording = type == BWSH_EVENT_RECORDING ? "tty" : "failed";
+  ev.typeahead_bytes = typeahead;
+  ev.typeahead_ms = typeahead_ms;
+  ev.tlog_rec = recording_id[0] != '\0' ? recording_id : NULL;
+  if (line == NULL || bwsh_event_send (&ev) < 0)
+    syslog (LOG_AUTHPRIV | (type == BWSH_EVENT_RECORDING ? LOG_INFO : LOG_ERR), "%s",
+            line != NULL ? line : "session recorded by tlog-rec");
+}
+
+void
+bwsh_front_recording (pid_t recorder, int64_t typeahead, int64_t typeahead_ms)
+{
   _cleanup_free_ char *line = NULL;
-  char rec[BWSH_TLOG_REC_ID_MAX] = "";
   const char *user = started_id != NULL ? started_id->name : "?";
 
   /* tlog-rec runs as @recorder, still bwsh's unreaped child: its pid and
    * start time are what its recording id is made of. */
-  if (bwsh_tlog_rec_id (recorder, rec) < 0)
-    rec[0] = '\0';
-  if (asprintf (&line, "session of %s recorded by tlog-rec, TLOG_REC=%s", user, rec[0] != '\0' ? rec : "?") < 0)
+  if (bwsh_tlog_rec_id (recorder, recording_id) < 0)
+    recording_id[0] = '\0';
+  if (asprintf (&line, "session of %s recorded by tlog-rec, TLOG_REC=%s", user,
+                recording_id[0] != '\0' ? recording_id : "?")
+      < 0)
     line = NULL;
-  ev.origin = "bwsh";
-  ev.message = line;
-  ev.user = user;
-  ev.uid = started_id != NULL ? (int64_t) started_id->uid : (int64_t) getuid ();
-  ev.service = "bwsh";
-  ev.outcome = "recording";
-  ev.session_id = started_session_id[0] != '\0' ? started_session_id : NULL;
-  ev.session_pid = getpid ();
-  ev.recording = "tty";
-  ev.tlog_rec = rec[0] != '\0' ? rec : NULL;
-  if (line == NULL || bwsh_event_send (&ev) < 0)
-    syslog (LOG_AUTHPRIV | LOG_INFO, "%s", line != NULL ? line : "session recorded by tlog-rec");
+  recording_event (BWSH_EVENT_RECORDING, "recording", line, NULL, typeahead, typeahead_ms);
+}
+
+void
+bwsh_front_recording_failed (const char *why)
+{
+  _cleanup_free_ char *line = NULL;
+  const char *user = started_id != NULL ? started_id->name : "?";
+
+  if (asprintf (&line, "recording of the session of %s failed, TLOG_REC=%s: %s", user,
+                recording_id[0] != '\0' ? recording_id : "?", why)
+      < 0)
+    line = NULL;
+  recording_event (BWSH_EVENT_RECORDING_FAILED, "failed", line, why, -1, -1);
 }

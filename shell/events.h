@@ -18,5 +18,11 @@ void bwsh_front_started (const BwshIdentity *id, const BwshPlan *p, const BwshCo
                          bool pam_recorded, BwshRecording recording);
 /* The recording event, once tlog-rec, running as @recorder (a launch's
  * child), has started bwrap: it names tlog's recording id for that pid,
- * and is joined to the started event by BWSH_SESSION_ID. */
-void bwsh_front_recording (pid_t recorder);
+ * and is joined to the started event by BWSH_SESSION_ID.  @typeahead bytes
+ * typed before the recorder was ready were given back to the session,
+ * taken @typeahead_ms before the recorder switched the terminal (-1: none). */
+void bwsh_front_recording (pid_t recorder, int64_t typeahead, int64_t typeahead_ms);
+/* The recording that event announced failed after tlog-rec started bwrap
+ * (it ended on its own, or said so on its stderr): the recording-failed
+ * event, BWSH_RECORDING=failed with the same BWSH_TLOG_REC, and @why. */
+void bwsh_front_recording_failed (const char *why);

@@ -18,6 +18,23 @@
  * and recording events wait for that word, so that they never claim a
  * recording that did not happen.
  *
+ * After the start the recording is still watched (issue 36): tlog-rec's
+ * stderr is a pipe bwsh reads and passes on, and a recorder that reports
+ * anything there once bwrap runs (tlog writes only its errors: "Failed
+ * flushing the log"), that ends on its own without bwrap's exit code, or
+ * with a status other than bwrap's, has failed: the session's recording
+ * event is followed by one saying BWSH_RECORDING=failed, and record =
+ * "required" ends the session (the recorder killed, bwrap follows it by
+ * --die-with-parent) with exit status 69.
+ *
+ * tlog-rec switches the terminal to raw mode with TCSAFLUSH, which discards
+ * what the user typed before (a paste right after connecting, an expect
+ * script): bwsh takes that input off the terminal just before it starts the
+ * recorder and gives it back (TIOCSTI, on the session's own controlling
+ * terminal) once tlog's switch is done, so that it reaches the shell through
+ * tlog and its recording.  Input typed between those two moments is lost
+ * (bwsh.conf(5), RECORDING, gives the window).
+ *
  * Other sessions keep the plain exec: bwsh costs one exec and no process.
  */
 #include "config.h"
@@ -29,9 +46,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <sysexits.h>
 #include <syslog.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +64,11 @@
  * journal, adds a utmp record and forks, which takes milliseconds; a
  * recorder still silent after this is taken as failed, and killed. */
 #define RECORDER_START_TIMEOUT_MS (30 * 1000)
+/* How long after bwrap started bwsh waits for tlog's raw mode before it
+ * gives the type-ahead back: tlog switches right after it forks bwrap. */
+#define RECORDER_RAW_TIMEOUT_MS 2000
+/* Type-ahead bwsh keeps: a pasted screenful. */
+#define TYPEAHEAD_MAX 4096
 
 typedef struct Launch
 {
@@ -53,6 +78,16 @@ typedef struct Launch
   void (*announce) (const BwshCommand *cmd, BwshRecording recording);
   void (*fail) (const BwshError *err);
   bool announced;
+  char status[256];   /* the last of what bwrap wrote on the watched status pipe */
+  size_t n_status;
+  char typeahead[TYPEAHEAD_MAX];
+  size_t n_typeahead;
+  bool canonical;     /* the terminal was in canonical mode before tlog-rec */
+  int64_t taken_ms;   /* when bwsh took the type-ahead */
+  int64_t given;      /* bytes given back, for the recording event; -1: none */
+  int64_t window_ms;  /* from the take to tlog's switch of the terminal; -1: not known */
+  bool rec_failed;    /* the recorder failed after it started bwrap */
+  char rec_why[256];
 } Launch;
 
 /* How an attempt ended. */
@@ -118,16 +153,55 @@ now_ms (int64_t *ret)
  * status file (@file_fd, if the session has one), which expects bwrap's
  * own lines: the start, then the exit code. */
 static void
-copy_status (int file_fd, const char *buf, size_t n)
+copy_status (Launch *l, int file_fd, const char *buf, size_t n)
 {
+  size_t keep = sizeof l->status - 1;
+
   if (file_fd > 2)
     (void) !write (file_fd, buf, n);
+  /* Its last line, { "exit-code": N }, is what tlog-rec must end with. */
+  if (n >= keep)
+    {
+      memcpy (l->status, buf + n - keep, keep);
+      l->n_status = keep;
+    }
+  else
+    {
+      if (l->n_status + n > keep)
+        {
+          size_t drop = l->n_status + n - keep;
+          memmove (l->status, l->status + drop, l->n_status - drop);
+          l->n_status -= drop;
+        }
+      memcpy (l->status + l->n_status, buf, n);
+      l->n_status += n;
+    }
+  l->status[l->n_status] = '\0';
+}
+
+/* The exit code bwrap reported for the session's program, or -1. */
+static int
+status_exit_code (const Launch *l)
+{
+  const char *k = NULL, *s = l->status;
+  char *end;
+  long v;
+
+  while ((s = strstr (s, "\"exit-code\"")) != NULL)
+    k = s++;
+  if (k == NULL || (k = strchr (k, ':')) == NULL)
+    return -1;
+  errno = 0;
+  v = strtol (k + 1, &end, 10);
+  if (errno != 0 || end == k + 1 || v < 0 || v > 255)
+    return -1;
+  return (int) v;
 }
 
 /* The rest of it, once the child is gone: bwrap wrote its exit code
  * before it ended, and no writer is left (or one killed with the child). */
 static void
-drain_status (int status_fd, int file_fd)
+drain_status (Launch *l, int status_fd, int file_fd)
 {
   char buf[256];
   ssize_t n;
@@ -136,7 +210,7 @@ drain_status (int status_fd, int file_fd)
     return;
   while ((n = read (status_fd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
     if (n > 0)
-      copy_status (file_fd, buf, (size_t) n);
+      copy_status (l, file_fd, buf, (size_t) n);
 }
 
 /* Whether the recorder started bwrap, which says so on bwrap's status fd
@@ -145,7 +219,7 @@ drain_status (int status_fd, int file_fd)
  * gone (the recorder ended); ATTEMPT_RECORDER_HUNG when the time ran out,
  * and then the recorder is killed. */
 static Attempt
-recorder_started (int status_fd, int file_fd, pid_t pid, int64_t deadline)
+recorder_started (Launch *l, int status_fd, int file_fd, pid_t pid, int64_t deadline)
 {
   struct pollfd pfd = { .fd = status_fd, .events = POLLIN };
   char buf[256];
@@ -169,9 +243,114 @@ recorder_started (int status_fd, int file_fd, pid_t pid, int64_t deadline)
         n = read (status_fd, buf, sizeof buf);
       while (n < 0 && errno == EINTR);
       if (n > 0)
-        copy_status (file_fd, buf, (size_t) n);
+        copy_status (l, file_fd, buf, (size_t) n);
       return n > 0 ? ATTEMPT_RAN : ATTEMPT_RECORDER_FAILED;
     }
+}
+
+/* Pass on what the recorder wrote on its stderr: the bytes read, 0 at its
+ * end, < 0 when nothing is there (a non-blocking read). */
+static ssize_t
+pass_stderr (int fd)
+{
+  char buf[1024];
+  ssize_t n;
+
+  do
+    n = read (fd, buf, sizeof buf);
+  while (n < 0 && errno == EINTR);
+  if (n > 0)
+    (void) !write (STDERR_FILENO, buf, (size_t) n);
+  return n;
+}
+
+/* What the user typed before the recorder starts, taken off the terminal
+ * before tlog-rec's TCSAFLUSH discards it.  Non-canonical for a moment, so
+ * that a line not yet ended is read too. */
+static void
+typeahead_take (Launch *l)
+{
+  struct termios t, raw;
+  ssize_t n;
+
+  l->n_typeahead = 0;
+  l->canonical = false;
+  l->given = -1;
+  l->window_ms = -1;
+  /* Only in the terminal's foreground: a background job that sets it
+   * would be stopped (SIGTTOU), and what is typed is not its own. */
+  if (tcgetpgrp (STDIN_FILENO) != getpgrp () || tcgetattr (STDIN_FILENO, &t) < 0 || !(t.c_lflag & ICANON)
+      || now_ms (&l->taken_ms) < 0)
+    return;
+  l->canonical = true;
+  raw = t;
+  raw.c_lflag &= ~ICANON;
+  raw.c_cc[VMIN] = 0;
+  raw.c_cc[VTIME] = 0;
+  if (tcsetattr (STDIN_FILENO, TCSANOW, &raw) < 0)
+    return;
+  do
+    n = read (STDIN_FILENO, l->typeahead, sizeof l->typeahead);
+  while (n < 0 && errno == EINTR);
+  if (n > 0)
+    l->n_typeahead = (size_t) n;
+  (void) tcsetattr (STDIN_FILENO, TCSANOW, &t);
+}
+
+/* Give it back as input of the terminal, once tlog has switched it to raw
+ * mode (@wait_raw: its flush is done then), or to an unrecorded session. */
+static void
+typeahead_give (Launch *l, bool wait_raw)
+{
+  struct termios t;
+  int64_t deadline = 0, now = 0;
+  size_t i;
+
+  if (l->n_typeahead == 0)
+    return;
+  if (wait_raw && l->canonical && now_ms (&deadline) == 0)
+    {
+      deadline += RECORDER_RAW_TIMEOUT_MS;
+      while (tcgetattr (STDIN_FILENO, &t) == 0 && (t.c_lflag & ICANON) && now_ms (&now) == 0 && now < deadline)
+        {
+          struct timespec ms = { .tv_nsec = 1000 * 1000 };
+          nanosleep (&ms, NULL);
+        }
+    }
+  /* What was typed in between is lost: the window, for the recording
+   * event and bwsh.conf(5). */
+  if (wait_raw && l->canonical && now_ms (&now) == 0)
+    l->window_ms = now - l->taken_ms;
+  l->given = (int64_t) l->n_typeahead;
+  for (i = 0; i < l->n_typeahead; i++)
+    if (ioctl (STDIN_FILENO, TIOCSTI, &l->typeahead[i]) < 0)
+      break;
+  if (i < l->n_typeahead)
+    fprintf (stderr, "bwsh: warning: %zu bytes typed before the session started are lost: %s\n",
+             l->n_typeahead - i, strerror (errno));
+  l->n_typeahead = 0;
+}
+
+/* The recorder ran the session: did the recording hold to its end?  It
+ * failed if it reported an error (@said), or ended otherwise than with the
+ * exit code bwrap reported for the session's program. */
+static void
+recorder_held (Launch *l, int status, bool said)
+{
+  int code = status_exit_code (l);
+
+  if (said)
+    snprintf (l->rec_why, sizeof l->rec_why, "failed after it started the sandbox: it reported an error");
+  else if (WIFSIGNALED (status))
+    snprintf (l->rec_why, sizeof l->rec_why, "failed after it started the sandbox: it was killed by signal %d",
+              WTERMSIG (status));
+  else if (code < 0 || !WIFEXITED (status) || WEXITSTATUS (status) != code)
+    snprintf (l->rec_why, sizeof l->rec_why,
+              "failed after it started the sandbox: it exited with status %d before the session ended",
+              WIFEXITED (status) ? WEXITSTATUS (status) : -1);
+  else
+    return;
+  l->rec_failed = true;
 }
 
 /* One watched attempt: bwrap (under its recorder, if any) as bwsh's child.
@@ -180,7 +359,7 @@ recorder_started (int status_fd, int file_fd, pid_t pid, int64_t deadline)
 static int
 attempt (Launch *l, int *ret_status)
 {
-  _cleanup_close_ int started_r = -1, started_w = -1, status_r = -1, status_w = -1;
+  _cleanup_close_ int started_r = -1, started_w = -1, status_r = -1, status_w = -1, err_r = -1, err_w = -1;
   bool guard = bwsh_plan_guards_setup (l->plan), recorded = l->cmd.recorder != NULL;
   Attempt result = ATTEMPT_RAN;
   int fds[2], status = 0, r;
@@ -189,6 +368,7 @@ attempt (Launch *l, int *ret_status)
   char b = 0;
   pid_t pid, parent = getppid ();
 
+  l->rec_failed = false;
   if (pipe2 (fds, O_CLOEXEC) < 0)
     return -errno;
   started_r = fds[0];
@@ -199,6 +379,10 @@ attempt (Launch *l, int *ret_status)
         return -errno;
       status_r = fds[0];
       status_w = fds[1];
+      if (pipe2 (fds, O_CLOEXEC) < 0)
+        return -errno;
+      err_r = fds[0];
+      err_w = fds[1];
     }
   /* Unguarded, bwrap's parent is the service's process (sshd's session
    * process, su), and --die-with-parent ends the sandbox with it: an ssh
@@ -212,6 +396,8 @@ attempt (Launch *l, int *ret_status)
   if (recorded && (r = now_ms (&deadline)) < 0)
     return r;
   deadline += RECORDER_START_TIMEOUT_MS;
+  if (recorded)
+    typeahead_take (l);
   pid = fork ();
   if (pid < 0)
     return -errno;
@@ -241,7 +427,10 @@ attempt (Launch *l, int *ret_status)
       /* This child becomes tlog-rec, and bwrap tells on status_w (which
        * the parent copies to the session's status file). */
       if (recorded)
-        l->cmd.status_fd = status_w;
+        {
+          l->cmd.status_fd = status_w;
+          l->cmd.recorder_stderr_fd = err_w;
+        }
       bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
       /* bwsh's own failure (the network, the exec), not bwrap's setup:
        * no second attempt would fare better.  Say so, then fail as bwsh
@@ -253,6 +442,8 @@ attempt (Launch *l, int *ret_status)
   close (steal_fd (&started_w));
   if (status_w >= 0)
     close (steal_fd (&status_w));
+  if (err_w >= 0)
+    close (steal_fd (&err_w));
   child_pid = pid;
   forwarded = 0;
   set_handlers (true);
@@ -260,12 +451,20 @@ attempt (Launch *l, int *ret_status)
    * writes its exit code there too, and a closed pipe would kill it with
    * SIGPIPE instead. */
   if (recorded)
-    result = recorder_started (status_r, l->cmd.status_fd, pid, deadline);
+    {
+      result = recorder_started (l, status_r, l->cmd.status_fd, pid, deadline);
+      /* What it said before it started bwrap (its notice, a warning), or
+       * why it did not: passed on, not held against it. */
+      if (fcntl (err_r, F_SETFL, O_NONBLOCK) == 0)
+        while (pass_stderr (err_r) > 0)
+          ;
+    }
   if (recorded && result == ATTEMPT_RAN)
     {
       /* tlog-rec is this child: the recording id is of its pid. */
       announce (l, BWSH_RECORDING_ON);
-      bwsh_front_recording (pid);
+      typeahead_give (l, true);
+      bwsh_front_recording (pid, l->given, l->window_ms);
     }
   if (result == ATTEMPT_RAN && guard)
     {
@@ -273,10 +472,35 @@ attempt (Launch *l, int *ret_status)
         n = read (started_r, &b, 1);
       while (n < 0 && errno == EINTR);
     }
-  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-    ;
   if (recorded && result == ATTEMPT_RAN)
-    drain_status (status_r, l->cmd.status_fd);
+    {
+      bool said = false;
+      ssize_t k;
+
+      /* Until tlog-rec ends (it alone holds the pipe): a word from it now
+       * is an error, and record = "required" ends the session at once. */
+      if (fcntl (err_r, F_SETFL, 0) == 0)
+        while ((k = pass_stderr (err_r)) > 0)
+          if (!said && forwarded == 0)
+            {
+              said = true;
+              if (l->plan->record == BWSH_RECORD_REQUIRED)
+                (void) kill (pid, SIGKILL);
+            }
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      drain_status (l, status_r, l->cmd.status_fd);
+      if (forwarded == 0)
+        recorder_held (l, status, said);
+    }
+  else
+    {
+      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      if (recorded)
+        while (pass_stderr (err_r) > 0)
+          ;
+    }
   if (result != ATTEMPT_RAN)
     {
       struct pollfd pfd = { .fd = started_r, .events = POLLIN };
@@ -369,6 +593,20 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
       r = attempt (&l, &status);
       if (r < 0)
         return bwsh_error_set (err, r, NULL, 0, 0, "cannot start bwrap: %s", strerror (-r));
+      if (r == ATTEMPT_RAN && l.rec_failed)
+        {
+          bwsh_front_recording_failed (l.rec_why);
+          syslog (LOG_AUTHPRIV | LOG_ERR, "recording of the session of %s: the recorder %s %s", user,
+                  l.cmd.recorder, l.rec_why);
+          if (p->record == BWSH_RECORD_REQUIRED)
+            {
+              fprintf (stderr, "bwsh: the session was ended: record = \"required\" and the recorder %s %s\n",
+                       l.cmd.recorder, l.rec_why);
+              exit (EX_UNAVAILABLE);
+            }
+          fprintf (stderr, "bwsh: warning: the recorder %s %s; the session is not recorded from there on "
+                   "(record = \"tty\")\n", l.cmd.recorder, l.rec_why);
+        }
       if (r == ATTEMPT_RAN)
         {
           if (WIFSIGNALED (status))
@@ -388,7 +626,7 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
       /* The recorder exists (bwsh_recording_decide()) but failed on its
        * way to bwrap (its journal, its configuration, utmp): nothing of
        * the session ran.  "required" refuses it, "tty" runs it
-       * unrecorded, as when tlog-rec is not installed. */
+       * unrecorded, and its event says the recorder failed. */
       recorder_failure (r, status, why, sizeof why);
       if (p->record == BWSH_RECORD_REQUIRED)
         {
@@ -399,6 +637,7 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
       fprintf (stderr, "bwsh: warning: the recorder %s %s; this session runs unrecorded (record = \"tty\")\n",
                l.cmd.recorder, why);
       l.cmd.recorder = NULL;
-      l.recording = BWSH_RECORDING_UNAVAILABLE;
+      l.recording = BWSH_RECORDING_FAILED;
+      typeahead_give (&l, false);
     }
 }

@@ -201,6 +201,15 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
         goto out;
       if (cmd->term != NULL && cmd->term[0] != '\0' && asprintf (&term, "TERM=%s", cmd->term) >= 0)
         rec_env[1] = term;
+      /* fd 2 of the recorder it execs, last, so that the network engine
+       * keeps the session's and nothing but tlog-rec holds the pipe; tlog's
+       * child gets its pty. */
+      if (cmd->recorder_stderr_fd > 2 && dup2 (cmd->recorder_stderr_fd, 2) < 0)
+        {
+          r = -errno;
+          bwsh_error_set (err, r, NULL, 0, 0, "cannot give the recorder its standard error: %s", strerror (errno));
+          goto out;
+        }
       execve (cmd->recorder, argv.v, rec_env);
       r = -errno;
       bwsh_error_set (err, r, NULL, 0, 0, "cannot execute the recorder %s: %s", cmd->recorder, strerror (errno));

@@ -9,8 +9,10 @@
  * or trace it, and it reads nothing of the user's.  Its configuration is
  * the administrator's /etc/tlog/tlog-rec.conf plus the writer given here;
  * it runs with no environment but TERM, so TLOG_REC_CONF_TEXT and friends
- * from an ssh client never reach it.  A command (ssh host CMD, scp, sftp,
- * rsync, git) is not recorded: its audit event names it.
+ * from an ssh client never reach it, and TERM only as a terminal name
+ * (bwsh_term_is_name()).  Every session with a terminal is recorded, a
+ * command on a pty (ssh -t host CMD) too; one without (ssh host CMD, scp,
+ * sftp, rsync, git) is not: its audit event names it.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "argv.h"
@@ -55,14 +58,15 @@ bwsh_recording_to_string (BwshRecording r)
       return "command";
     case BWSH_RECORDING_UNAVAILABLE:
       return "unavailable";
+    case BWSH_RECORDING_FAILED:
+      return "failed";
     default:
       return "?";
     }
 }
 
 int
-bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
-                       BwshError *err)
+bwsh_recording_decide (const BwshPlan *p, bool have_tty, BwshRecording *ret, BwshError *err)
 {
   const char *rec = bwsh_tlog_rec_path ();
 
@@ -71,7 +75,7 @@ bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty,
       *ret = BWSH_RECORDING_OFF;
       return 0;
     }
-  if (cmd->has_command || !have_tty)
+  if (!have_tty)
     {
       *ret = BWSH_RECORDING_COMMAND;
       return 0;
@@ -91,6 +95,54 @@ bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty,
       return bwsh_error_step (err, BWSH_ERROR_RECORD, r);
     }
   *ret = BWSH_RECORDING_UNAVAILABLE;
+  return 0;
+}
+
+/* The execute bit that applies to @uid, @gid for @st, as the kernel picks
+ * it: owner, else group, else others.  Root needs any. */
+static bool
+may_execute (const struct stat *st, uid_t uid, gid_t gid)
+{
+  if (uid == 0)
+    return (st->st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)) != 0;
+  if (st->st_uid == uid)
+    return (st->st_mode & S_IXUSR) != 0;
+  if (st->st_gid == gid)
+    return (st->st_mode & S_IXGRP) != 0;
+  return (st->st_mode & S_IXOTH) != 0;
+}
+
+int
+bwsh_recorder_check (const char *root, uid_t uid, gid_t gid, const char **ret_fix, BwshError *err)
+{
+  _cleanup_free_ char *rec = NULL, *utmp = NULL;
+  const char *path = bwsh_tlog_rec_path ();
+  struct stat st;
+
+  if (asprintf (&rec, "%s%s", root, path) < 0 || asprintf (&utmp, "%s/run/utmp", root) < 0)
+    return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+  if (stat (rec, &st) < 0)
+    {
+      int r = -errno;
+      *ret_fix = "apt-get install tlog";
+      return bwsh_error_set (err, r, NULL, 0, 0, "the recorder %s cannot run: %s (package tlog)", path, strerror (-r));
+    }
+  if (!S_ISREG (st.st_mode) || !may_execute (&st, uid, gid))
+    {
+      *ret_fix = "chmod 0755 the recorder, or reinstall it: apt-get install --reinstall tlog";
+      return bwsh_error_set (err, -EACCES, NULL, 0, 0, "the recorder %s cannot run: %s", path,
+                             S_ISREG (st.st_mode) ? "not executable for the user" : "not a regular file");
+    }
+  /* tlog-rec adds a utmp record for the session's terminal, and fails
+   * without the file ("Failed adding a utmp record"): a host without
+   * systemd-update-utmp, a container. */
+  if (stat (utmp, &st) < 0 || !S_ISREG (st.st_mode))
+    {
+      *ret_fix = "install -m 0664 -o root -g utmp /dev/null /run/utmp, and at every boot: a tmpfiles.d line "
+                 "\"f /run/utmp 0664 root utmp -\" (systemd's own tmpfiles.d has it)";
+      return bwsh_error_set (err, -ENOENT, NULL, 0, 0, "/run/utmp is missing: the recorder %s cannot add the "
+                             "session's utmp record and fails", path);
+    }
   return 0;
 }
 

@@ -19,8 +19,11 @@ typedef enum
 {
   BWSH_RECORDING_OFF = 0,     /* record = "off" */
   BWSH_RECORDING_ON,          /* tlog-rec records the session's terminal */
-  BWSH_RECORDING_COMMAND,     /* a command, or no terminal: not recorded; its event names the command */
-  BWSH_RECORDING_UNAVAILABLE, /* record = "tty" and tlog-rec cannot run: the session runs unrecorded */
+  BWSH_RECORDING_COMMAND,     /* no terminal (scp, sftp, rsync, git, ssh host CMD): not recorded; its event
+                               * names the command */
+  BWSH_RECORDING_UNAVAILABLE, /* record = "tty" and tlog-rec is missing or not executable: runs unrecorded */
+  BWSH_RECORDING_FAILED,      /* tlog-rec ran and failed (before or after it started bwrap): "required"
+                               * refuses or ends the session, "tty" runs on unrecorded */
 } BwshRecording;
 
 /* tlog-rec's path, fixed at build time (-DBWSH_TLOG_REC_PATH), and the
@@ -29,12 +32,19 @@ const char *bwsh_tlog_rec_path (void);
 const char *bwsh_landlock_helper_path (void);
 const char *bwsh_recording_to_string (BwshRecording r);
 
-/* Whether the session @cmd of @p is recorded: an interactive shell with a
- * terminal (@have_tty), under a policy that records.  With record =
+/* Whether a session of @p is recorded: every session with a terminal
+ * (@have_tty: a login shell, or a command on a pty such as ssh -t host CMD
+ * or su -c CMD in a terminal), under a policy that records.  With record =
  * "required", a recorder that cannot run is an error (BWSH_ERROR_RECORD);
  * with "tty", BWSH_RECORDING_UNAVAILABLE. */
-int bwsh_recording_decide (const BwshPlan *p, const BwshCommand *cmd, bool have_tty, BwshRecording *ret,
-                           BwshError *err);
+int bwsh_recording_decide (const BwshPlan *p, bool have_tty, BwshRecording *ret, BwshError *err);
+
+/* Whether tlog-rec can run as a login of @uid, @gid runs it: the recorder
+ * a regular file that user may execute, and /run/utmp there for its utmp
+ * record; @root ("" or a test's) prefixes both.  -errno with @err saying
+ * which, and *@ret_fix what the administrator does about it.  Its
+ * configuration is tlog-rec's to read: doctor runs it for that. */
+int bwsh_recorder_check (const char *root, uid_t uid, gid_t gid, const char **ret_fix, BwshError *err);
 
 /* The recording id tlog-rec gives its recording when it runs as process
  * @pid (tlog's TLOG_REC field and "rec" member): the boot id's hex digits,

@@ -36,6 +36,8 @@ typedef struct BwshCommand
                             * recorded session the pipe on which the launch that forked this process
                             * learns that bwrap started, and which it copies to that file
                             * (shell/guard.c); 0 to 2: none */
+  int recorder_stderr_fd;  /* > 2: the recorder's stderr, a pipe the launch that forked this process reads
+                            * for tlog's failure reports (shell/guard.c); bwrap gets tlog's pty instead */
 } BwshCommand;
 
 /* @cmd is the server side of a file transfer that sshd runs through the

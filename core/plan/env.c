@@ -68,6 +68,28 @@ bwsh_env_is_session_variable (const char *entry)
   return false;
 }
 
+/* What the session, and its recorder, get for a client's TERM that is not a
+ * terminal name (issue 36).  tlog-rec outside the sandbox puts TERM into
+ * every record; a TERM of 3,000 bytes made each one larger than tlog's
+ * payload and the recording empty, one that is not UTF-8 stopped tlog-rec.
+ * "dumb" claims no capability: a program sends the real terminal no escape
+ * sequence it may not understand, and every terminfo has it (ncurses-base). */
+#define TERM_FALLBACK "dumb"
+/* Longer than any terminfo name (ncurses keeps them far shorter). */
+#define TERM_NAME_MAX 64
+
+bool
+bwsh_term_is_name (const char *term)
+{
+  size_t n = strlen (term);
+
+  /* An alphanumeric first: no "-x" an option parser takes, no "." or "..". */
+  if (n == 0 || n > TERM_NAME_MAX || !((term[0] >= 'a' && term[0] <= 'z') || (term[0] >= 'A' && term[0] <= 'Z')
+                                       || (term[0] >= '0' && term[0] <= '9')))
+    return false;
+  return strspn (term, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") == n;
+}
+
 int
 plan_build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp, BwshPlan *p, BwshError *err)
 {
@@ -90,6 +112,14 @@ plan_build_env (const BwshIdentity *id, const BwshPolicy *pol, char *const *envp
         return -ENOMEM;
       if (bwsh_env_is_session_variable (name) || !env_name_allowed (pol, name))
         continue;
+      /* Before the length check: a TERM of any size gets the fallback. */
+      if (strcmp (name, "TERM") == 0 && !bwsh_term_is_name (eq + 1))
+        {
+          p->term_fallback = TERM_FALLBACK;
+          if ((r = env_add (p, name, TERM_FALLBACK)) < 0)
+            return r;
+          continue;
+        }
       /* Refuse rather than truncate: a shortened value is a different one. */
       if (strlen (eq + 1) > BWSH_ENV_VALUE_MAX)
         return bwsh_error_set (err, -E2BIG, NULL, 0, 0,

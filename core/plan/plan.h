@@ -125,6 +125,7 @@ typedef struct BwshPlan
   BwshNetMode network;
   BwshNetEngine net_engine; /* with network = private */
   BwshRecordMode record;
+  const char *term_fallback; /* the TERM the session got for a client's TERM that is not a terminal name; NULL: none */
   BwshLandlockRequest landlock;
   BwshSeccompChoice seccomp;
   uint64_t root_tmpfs_size; /* bytes, 0 = bwrap's default */
@@ -192,3 +193,8 @@ bool bwsh_env_is_session_variable (const char *entry);
 /* The names of the plan's enums (names.c). */
 const char *bwsh_mount_kind_to_string (BwshMountKind k);
 const char *bwsh_verdict_to_string (BwshVerdict v);
+
+/* True when @term is a terminal name a session's TERM may carry (and its
+ * recorder record): 1 to 64 of [A-Za-z0-9._+-], starting alphanumeric.
+ * Another client TERM becomes "dumb" (BwshPlan.term_fallback). */
+bool bwsh_term_is_name (const char *term);

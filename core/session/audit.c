@@ -50,6 +50,7 @@ static const struct
   [BWSH_EVENT_POLICY] = { "ec5cea47bc7145fd89357aa8b5c72d2f", "policy-unreadable", LOG_CRIT },
   [BWSH_EVENT_COMMAND] = { "e9e347ad276a4695a2ec58273a2570d7", "command", LOG_INFO },
   [BWSH_EVENT_RECORDING] = { "1a8e21917dfe4e299bfe3dbdfebb9ad3", "recording", LOG_INFO },
+  [BWSH_EVENT_RECORDING_FAILED] = { "9e4f4c13bd2840f0861ca44be443edf9", "recording-failed", LOG_ERR },
 };
 
 const char *
@@ -237,6 +238,9 @@ bwsh_event_send (const BwshEvent *ev)
   fields_add_str (&f, "BWSH_RECORD", ev->record);
   fields_add_str (&f, "BWSH_RECORDING", ev->recording);
   fields_add_str (&f, "BWSH_TLOG_REC", ev->tlog_rec);
+  fields_add_str (&f, "BWSH_TERM_FALLBACK", ev->term_fallback);
+  fields_add_num (&f, "BWSH_TYPEAHEAD_BYTES", ev->typeahead_bytes);
+  fields_add_num (&f, "BWSH_TYPEAHEAD_MS", ev->typeahead_ms);
   fields_add_str (&f, "BWSH_END_REASON", ev->end_reason);
   fields_add_str (&f, "BWSH_LOCK_REASON", ev->lock_reason);
   fields_add_str (&f, "BWSH_LOCK_BY", ev->lock_by);

@@ -28,6 +28,7 @@ typedef enum
   BWSH_EVENT_POLICY,      /* the policy cannot be read: what decided instead (crit) */
   BWSH_EVENT_COMMAND,     /* bwsh: the command a session pam_bwsh allowed runs in the sandbox */
   BWSH_EVENT_RECORDING,   /* bwsh: tlog-rec starts recording the session (its TLOG_REC id) */
+  BWSH_EVENT_RECORDING_FAILED, /* bwsh: that recording failed after tlog-rec started bwrap (err) */
   BWSH_EVENT_MAX_,
 } BwshEventType;
 
@@ -63,8 +64,12 @@ typedef struct BwshEvent
   int64_t source_port;
   int64_t duration;         /* seconds, on session-ended */
   const char *record;       /* the policy's record setting, when not "off" */
-  const char *recording;    /* what it did for this session: tty, command, unavailable */
+  const char *recording;    /* what it did for this session: tty, command, unavailable, failed */
   const char *tlog_rec;     /* the recording's id, tlog's TLOG_REC */
+  const char *term_fallback; /* the TERM the session got instead of the client's, which is not a terminal name */
+  int64_t typeahead_bytes;  /* on recording: input typed before the recorder was ready, given back to the session */
+  int64_t typeahead_ms;     /* ... taken that long before the recorder switched the terminal (an upper bound of
+                             * the time in which input was lost) */
   const char *end_reason;   /* on session-ended: "logout" or "lock" */
   const char *lock_reason;  /* the lock that ended it: its reason and who set it */
   const char *lock_by;
@@ -74,7 +79,8 @@ typedef struct BwshEvent
 /* BwshEvent ev = BWSH_EVENT_INIT (T); or a compound literal (BwshEvent) BWSH_EVENT_INIT (T). */
 #define BWSH_EVENT_INIT(t)                                                                                   \
   { .type = (t), .uid = -1, .mounts = -1, .refusals = -1, .session_pid = -1, .sessions = -1, .max_sessions = -1, \
-    .policy_line = -1, .source_port = -1, .duration = -1, .exit_status = -1 }
+    .policy_line = -1, .source_port = -1, .duration = -1, .exit_status = -1, .typeahead_bytes = -1,        \
+    .typeahead_ms = -1 }
 
 /* A new session id: 32 lowercase hex digits from getrandom(2), which
  * pam_bwsh puts into the session's environment as BWSH_SESSION_ID and

@@ -13,7 +13,8 @@
 # live below that namespace, so pam_bwsh's events reach this journald only.
 #
 # API (after ssh_prepare)
-#   journal_start          start journald; sets JOURNALD_PID, JOURNAL_DIR
+#   journal_start          start journald; sets JOURNALD_PID, JOURNAL_DIR; with
+#                          AUDIT_JOURNALD_CONF set, that file is its journald.conf
 #   journal_json FILTER... journalctl -o json of that journal, one entry a line
 #   journal_field JSON KEY the value of KEY in one json entry ("" if absent)
 #   journal_wait_for N FILTER...   wait (10 s) until N entries match
@@ -64,9 +65,10 @@ journal_start()
     set -e
     mount -t overlay overlay -o "lowerdir=/run,upperdir=$1,workdir=$2" /run
     mount --bind "$3" /var/log/journal
+    [ -z "$5" ] || mount --bind "$5" /etc/systemd/journald.conf
     mkdir -p /run/sshd /run/systemd/journal
     chmod 0755 /run/sshd
-    exec "$4"' sh "$IT_TMP/jrun-up" "$IT_TMP/jrun-work" "$IT_TMP/jvar" "$jd" \
+    exec "$4"' sh "$IT_TMP/jrun-up" "$IT_TMP/jrun-work" "$IT_TMP/jvar" "$jd" "${AUDIT_JOURNALD_CONF:-}" \
     </dev/null >"$IT_TMP/journald.log" 2>&1 &
   JOURNALD_PID=$!
   it_defer journal_stop

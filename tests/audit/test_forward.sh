@@ -20,6 +20,14 @@
 # _SOURCE_REALTIME_TIMESTAMP) and both timestamps: journal-remote writes an
 # entry with the __REALTIME_TIMESTAMP and __MONOTONIC_TIMESTAMP the upload
 # sent, so a SIEM sees when the event happened, not when it arrived.
+# Then an outage (#36): the collector stops while 10 more sessions (30
+# events) run; journal-upload exits at its first failed connect, and is run
+# again every second, as the shipped drop-in
+# (conf/systemd/systemd-journal-upload.service.d/bwsh.conf, which
+# systemd-analyze verify accepts) makes systemd do; the collector comes
+# back and all 30 arrive, each duplicate recognisable as one: the same
+# _BOOT_ID, __MONOTONIC_TIMESTAMP and __REALTIME_TIMESTAMP as an entry
+# already there (what the sending host's cursor is made of).
 # shellcheck disable=SC1091
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
@@ -92,10 +100,34 @@ forward_start()
     it_log "port $port taken (try $try)"
   done
   [ "$up" = 1 ] || { forward_logs; it_fail "systemd-journal-remote did not start"; exit 1; }
+  REMOTE_PORT=$port
   "$upload" --url="http://127.0.0.1:$port" --directory="$JOURNAL_DIR" --follow=yes \
     --save-state="$IT_TMP/upload.state" </dev/null >"$IT_TMP/upload.log" 2>&1 &
   UPLOAD_PID=$!
   it_log "journal-remote pid $REMOTE_PID on 127.0.0.1:$port into $REMOTE_DIR, journal-upload pid $UPLOAD_PID"
+}
+
+# run_sessions FIRST LAST: ssh sessions FIRST..LAST, $BATCH at a time; the
+# number that failed in $failed.
+run_sessions()
+{
+  local i j k rc pids
+  failed=0
+  for ((i = $1; i <= $2; i += BATCH)); do
+    pids=()
+    for ((j = i; j < i + BATCH && j <= $2; j++)); do
+      timeout -k 5 120 ssh -F "$SSH_CFG" t true </dev/null >"$IT_TMP/s-$j.out" 2>"$IT_TMP/s-$j.err" &
+      pids+=($!)
+    done
+    for ((k = 0; k < ${#pids[@]}; k++)); do
+      rc=0
+      wait "${pids[$k]}" || rc=$?
+      if [ "$rc" != 0 ]; then
+        failed=$((failed + 1))
+        [ "$failed" -le 3 ] && it_fail "session $((i + k)): rc=$rc err=$(head -c 300 "$IT_TMP/s-$((i + k)).err")"
+      fi
+    done
+  done
 }
 
 # count DIR MESSAGE_ID: that journal's events of the test user with that id.
@@ -124,22 +156,7 @@ forward_start
 
 it_check "$N ssh sessions, $BATCH at a time, all run"
 t0=$(date +%s%N)
-failed=0
-for ((i = 1; i <= N; i += BATCH)); do
-  pids=()
-  for ((j = i; j < i + BATCH && j <= N; j++)); do
-    timeout -k 5 120 ssh -F "$SSH_CFG" t true </dev/null >"$IT_TMP/s-$j.out" 2>"$IT_TMP/s-$j.err" &
-    pids+=($!)
-  done
-  for ((k = 0; k < ${#pids[@]}; k++)); do
-    rc=0
-    wait "${pids[$k]}" || rc=$?
-    if [ "$rc" != 0 ]; then
-      failed=$((failed + 1))
-      [ "$failed" -le 3 ] && it_fail "session $((i + k)): rc=$rc err=$(head -c 300 "$IT_TMP/s-$((i + k)).err")"
-    fi
-  done
-done
+run_sessions 1 "$N"
 t1=$(date +%s%N)
 it_assert_eq 0 "$failed" "failed sessions"
 
@@ -251,5 +268,66 @@ kill -0 "$REMOTE_PID" 2>/dev/null || { forward_logs; it_fail "journal-remote exi
 printf 'RESULT audit_forward sessions=%s sessions_seconds=%s collector_seconds=%s\n' "$N" \
   "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')" \
   "$(awk -v a="$t1" -v b="$t2" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')"
+
+it_check "the shipped journal-upload drop-in: systemd-analyze verify accepts it, restarts forever"
+unit=$(dirname "$(forward_tool systemd-journal-upload)")/system/systemd-journal-upload.service
+[ -f "$unit" ] || unit=/usr/lib/systemd/system/systemd-journal-upload.service
+mkdir -p "$IT_TMP/units/systemd-journal-upload.service.d"
+cp "$unit" "$IT_TMP/units/"
+cp "$BWSH_SOURCE_DIR/conf/systemd/systemd-journal-upload.service.d/bwsh.conf" \
+  "$IT_TMP/units/systemd-journal-upload.service.d/"
+SYSTEMD_LOG_LEVEL=debug systemd-analyze verify "$IT_TMP/units/systemd-journal-upload.service" \
+  >"$IT_TMP/verify.out" 2>&1 || it_fail "systemd-analyze verify: $(cat "$IT_TMP/verify.out")"
+! grep -E 'bwsh\.conf:[0-9]+:' "$IT_TMP/verify.out" || it_fail "systemd-analyze verify complains about the drop-in"
+grep -q 'DropIn Path: .*/bwsh.conf' "$IT_TMP/verify.out" || it_fail "the drop-in was not read: $(head -c 600 "$IT_TMP/verify.out")"
+grep -qE '^\s*Restart: always' "$IT_TMP/verify.out" || it_fail "the drop-in does not set Restart=always"
+
+it_check "the collector stopped for 30 events: journal-upload, run again as systemd would, delivers them all"
+kill -TERM "$REMOTE_PID"
+wait "$REMOTE_PID" 2>/dev/null
+REMOTE_PID=
+run_sessions $((N + 1)) $((N + 10))
+it_assert_eq 0 "$failed" "failed sessions during the outage"
+wait_counts "$JOURNAL_DIR" $((N + 10)) "the local journal during the outage" || exit 1
+# journal-upload gives up at its first failed connect (the reason for the
+# drop-in); Restart=always runs it again, RestartSec later: here every second.
+exited=0
+for _ in $(seq 600); do
+  kill -0 "$UPLOAD_PID" 2>/dev/null || { exited=1; break; }
+  sleep 0.1
+done
+wait "$UPLOAD_PID" 2>/dev/null
+it_assert_eq 1 "$exited" "journal-upload exited while the collector was down"
+upload=$(forward_tool systemd-journal-upload)
+# The loop is UPLOAD_PID: forward_stop's TERM ends it and the upload it runs.
+# shellcheck disable=SC2016
+bash -c 'trap "kill \$c 2>/dev/null; wait \$c; exit 0" TERM
+  while :; do
+    "$1" --url="$2" --directory="$3" --follow=yes --save-state="$4" </dev/null >>"$5" 2>&1 &
+    c=$!; wait $c; sleep 1
+  done' sh "$upload" "http://127.0.0.1:$REMOTE_PORT" "$JOURNAL_DIR" "$IT_TMP/upload.state" "$IT_TMP/upload.log" &
+UPLOAD_PID=$!
+remote=$(forward_tool systemd-journal-remote)
+"$remote" --listen-http="127.0.0.1:$REMOTE_PORT" --output="$REMOTE_DIR/" </dev/null >>"$IT_TMP/remote.log" 2>&1 &
+REMOTE_PID=$!
+wait_counts "$REMOTE_DIR" $((N + 10)) "the collector after the outage" || { forward_logs; exit 1; }
+journalctl -D "$REMOTE_DIR" -o json --no-pager "BWSH_USER=$IT_USER" >"$IT_TMP/remote.json" 2>/dev/null
+journal_json "BWSH_USER=$IT_USER" >"$IT_TMP/local.json"
+python3 - "$IT_TMP/local.json" "$IT_TMP/remote.json" <<'PY' || it_fail "the events after the outage"
+import json, sys
+# What a SIEM compares: the sending host's machine, boot and both
+# timestamps, which are what its cursor (__CURSOR) is made of; journal-remote
+# gives every entry a cursor of its own, so a copy's differs.
+key = lambda e: (e.get("_MACHINE_ID"), e.get("_BOOT_ID"), e.get("__MONOTONIC_TIMESTAMP"), e.get("__REALTIME_TIMESTAMP"))
+local = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+remote = [json.loads(l) for l in open(sys.argv[2]) if l.strip()]
+lkeys, rkeys = {key(e) for e in local}, {key(e) for e in remote}
+dups = len(remote) - len(rkeys)
+print("after the outage: %d events locally, %d on the collector, %d distinct, %d duplicates, %d missing"
+      % (len(local), len(remote), len(rkeys), dups, len(lkeys - rkeys)), file=sys.stderr)
+print("RESULT audit_forward_outage local=%d collector=%d duplicates=%d missing=%d"
+      % (len(local), len(remote), dups, len(lkeys - rkeys)))
+sys.exit(0 if len(lkeys) == len(local) and lkeys == rkeys else 1)
+PY
 forward_stop
 ssh_assert_no_user_processes

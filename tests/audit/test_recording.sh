@@ -19,7 +19,21 @@
 #   - the same when a real tlog-rec is there but fails before it starts
 #     bwrap (a broken /etc/tlog/tlog-rec.conf in sshd's namespace): "required"
 #     refuses, "tty" runs sandboxed and unrecorded, with a warning and its
-#     event.
+#     event (BWSH_RECORDING=failed);
+#   - issue 36: a client TERM of 3,000 bytes or not UTF-8 (which emptied the
+#     recording, or stopped tlog-rec) is recorded under TERM=dumb, under
+#     "tty" and "required", and the started event says so; every recording
+#     id an event announced has records, unless an event says it failed;
+#     tlog-rec killed after the sandbox started ends a "required" session
+#     (exit 69) with a failed recording event; a command on a pty (script
+#     -qec "su - USER -c CMD") is recorded; input written to the pty before
+#     the prompt reaches the shell and the recording;
+#   - a recorded session that floods its terminal, its sshd in a cgroup
+#     named *.service so that journald rate-limits it as a unit (journald
+#     restarted with RateLimitBurst=450 in 60 s): control, with tlog's
+#     default limit.action "pass" (no limit) the flood uses up the unit's
+#     budget and the session-ended event is dropped; with "drop" (or
+#     "delay"), as doctor advises, it is there.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -27,6 +41,7 @@
 have_tlog=true
 audit_have_tlog || have_tlog=false
 MSG_RECORDING=1a8e21917dfe4e299bfe3dbdfebb9ad3
+MSG_RECORDING_FAILED=9e4f4c13bd2840f0861ca44be443edf9
 ssh_prepare
 audit_unlock_at_exit
 journal_start
@@ -171,6 +186,101 @@ rec=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_U
 journal_wait_for 1 "TLOG_REC=$rec" || exit 1
 [[ $(tlog_text "$rec") == *ENV-42* ]] || it_fail "the session with the client's variable was not recorded"
 
+# ids_have_records: every recording id announced for the user has tlog
+# records, unless a failed recording event names it (issue 36).
+ids_have_records()
+{
+  local id
+  for id in $(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty \
+    | python3 -c 'import json, sys
+for l in sys.stdin: print(json.loads(l).get("BWSH_TLOG_REC", "none"))'); do
+    journal_json "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_TLOG_REC=$id" | grep -q . && continue
+    journal_wait_for 1 "TLOG_REC=$id" || it_fail "the recording $id was announced and has no records"
+  done
+}
+n_recordings() { journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | grep -c .; }
+last_recording() { journal_field "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | tail -n 1)" BWSH_TLOG_REC; }
+
+# TERM as the client sends it, 3,000 bytes long or not UTF-8 (issue 36),
+# read through ${!term_var}.
+# shellcheck disable=SC2034
+LONG_TERM=$(printf 'x%.0s' $(seq 3000))
+# shellcheck disable=SC2034
+BAD_TERM=$'xterm\xff\xfe'
+for mode in tty required; do
+  record $mode
+  for which in LONG BAD; do
+    it_check "record = \"$mode\", a client TERM that is not a terminal name ($which): recorded under TERM=dumb"
+    n=$(n_recordings)
+    term_var=${which}_TERM
+    TERM=${!term_var} interactive "echo T$which-\$((6*7))" 'echo "term:$TERM."'
+    it_assert_rc 0
+    it_assert_out_has "T$which-42"
+    it_assert_out_has "term:dumb."
+    journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+    ev=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty | tail -n 1)
+    rec=$(journal_field "$ev" BWSH_TLOG_REC)
+    started=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_SESSION_ID=$(journal_field "$ev" BWSH_SESSION_ID)" | tail -n 1)
+    it_assert_eq dumb "$(journal_field "$started" BWSH_TERM_FALLBACK)" "BWSH_TERM_FALLBACK of the started event"
+    journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+    [[ $(tlog_text "$rec") == *T$which-42* ]] || it_fail "the marker is not in the recording $rec"
+  done
+done
+ids_have_records
+
+it_check "record = \"required\", tlog-rec killed after the sandbox started: the session ends, its recording failed"
+n=$(n_recordings)
+timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo KILLED-$((6*7))' 'sleep 30' \
+  -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/killed.out" 2>&1 </dev/null &
+held=$!
+for _ in $(seq 200); do
+  pgrep -x -u "$IT_USER" sleep >/dev/null && break
+  sleep 0.05
+done
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+pkill -KILL -x -u "$IT_USER" tlog-rec || it_fail "no tlog-rec to kill"
+rc=0
+wait "$held" || rc=$?
+it_assert_eq 69 "$rc" "exit status of the session whose recorder was killed"
+grep -q 'bwsh: the session was ended: record = "required" and the recorder /usr/bin/tlog-rec failed after it started the sandbox: it was killed by signal 9' "$IT_TMP/killed.out" \
+  || it_fail "no message for the killed recorder: $(cat "$IT_TMP/killed.out")"
+journal_wait_for 1 "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed || exit 1
+failed=$(journal_json "MESSAGE_ID=$MSG_RECORDING_FAILED" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed | tail -n 1)
+it_assert_eq "$rec" "$(journal_field "$failed" BWSH_TLOG_REC)" "BWSH_TLOG_REC of the failed event"
+for _ in $(seq 100); do
+  pgrep -x -u "$IT_USER" sleep >/dev/null || break
+  sleep 0.05
+done
+pgrep -x -u "$IT_USER" sleep >/dev/null && it_fail "the session outlived its recorder"
+
+record tty
+it_check "record = \"tty\": a command on a pty (script -qec \"su - USER -c CMD\") is recorded"
+n=$(n_recordings)
+in_jns script -qec "su - $IT_USER -c 'echo SU-\$((6*7))'" /dev/null
+it_assert_rc 0
+it_assert_out_has SU-42
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+[[ $(tlog_text "$rec") == *SU-42* ]] || it_fail "the command on a pty is not in the recording $rec"
+
+it_check "record = \"tty\": input written to the pty before the prompt reaches the shell and the recording"
+n=$(n_recordings)
+in_jns sh -c 'printf "echo TA-\$((6*7))\nexit\n" | script -qec "su - $0" /dev/null' "$IT_USER"
+it_assert_out_has TA-42
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" BWSH_RECORDING=tty || exit 1
+rec=$(last_recording)
+journal_wait_for 1 "TLOG_REC=$rec" || exit 1
+[[ $(tlog_text "$rec") == *TA-42* ]] || it_fail "the type-ahead's output is not in the recording $rec"
+# The recording event says what bwsh gave back, and the window in which
+# input was lost (from its take to tlog's switch, an upper bound).
+ev=$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_TLOG_REC=$rec" | tail -n 1)
+ta=$(journal_field "$ev" BWSH_TYPEAHEAD_BYTES)
+[ "${ta:-0}" -gt 0 ] || it_fail "bwsh gave nothing back: BWSH_TYPEAHEAD_BYTES='$ta'"
+echo "RESULT recording_typeahead bytes=$ta window_ms=$(journal_field "$ev" BWSH_TYPEAHEAD_MS)"
+ids_have_records
+
 fi
 
 it_check "a command is not recorded: its event names it and says command"
@@ -204,6 +314,12 @@ refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDE
 [[ $(journal_field "$refused" BWSH_REASON) == *'record = "required"'* ]] \
   || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
 
+it_check "bwshctl check names the recorder that cannot run, with the fix: an error under \"required\""
+in_jns setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  env BWSH_TEST_TLOG_REC=/nonexistent/tlog-rec "$BWSHCTL" check
+it_assert_rc 1
+it_assert_err_has 'record = "required": the recorder /nonexistent/tlog-rec cannot run: No such file or directory (package tlog): every interactive login is refused (fix: apt-get install tlog)'
+
 if $have_tlog; then
   it_check "record = \"required\" with the recorder there: recorded"
   interactive 'echo REQ-$((6*7))'
@@ -235,7 +351,7 @@ if $have_tlog; then
 
   it_check "record = \"tty\", recorder failing at run time: sandboxed, unrecorded, with a warning and its event"
   record tty
-  n_unavailable=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable | grep -c .)
+  n_unavailable=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed | grep -c .)
   interactive 'echo FALLBACK-$((6*7))' 'cat /proc/1/comm'
   it_assert_rc 0
   it_assert_out_has FALLBACK-42
@@ -243,7 +359,7 @@ if $have_tlog; then
     || it_fail "the session's pid 1 is not bwrap: $(cat "$IT_TMP/out")"
   it_assert_out_has \
     "bwsh: warning: $REC_FAILED: it exited with status 1; this session runs unrecorded (record = \"tty\")"
-  journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=unavailable \
+  journal_wait_for $((n_unavailable + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" BWSH_RECORDING=failed \
     || exit 1
   it_assert_eq "$n_rec" "$(journal_json "MESSAGE_ID=$MSG_RECORDING" "BWSH_USER=$IT_USER" | grep -c .)" \
     "recording events of an unrecorded session"
@@ -272,5 +388,103 @@ if $have_tlog; then
   journal_wait_for 1 "TLOG_REC=$rec" || exit 1
   [[ $(tlog_text "$rec") == *GUARDED-42* ]] || it_fail "the guarded session was not recorded under $rec"
   rm -f "$IT_HOME/.config/bwsh/config.json"
+fi
+# A flood cannot hide a session's end (issue 36).  journald rate-limits a
+# sender whose cgroup names a unit, per unit and per priority pool (info and
+# notice share one): pam_bwsh's session-ended event comes from the session's
+# unit, as tlog-rec's entries do.  The test gives sshd such a unit.
+# flood_unit NAME: sshd (and every session it starts) into NAME.service in
+# each cgroup hierarchy journald may read a sender's unit from.
+FLOOD_CGROUPS=()
+flood_unit()
+{
+  local d
+  for d in /sys/fs/cgroup/unified /sys/fs/cgroup/systemd /sys/fs/cgroup; do
+    [ -e "$d/cgroup.procs" ] || continue
+    mkdir "$d/$1.service" || return 1
+    FLOOD_CGROUPS+=("$d/$1.service")
+    echo "$SSHD_PID" >"$d/$1.service/cgroup.procs" || return 1
+  done
+  [ ${#FLOOD_CGROUPS[@]} -gt 0 ]
+}
+# Every process back to the root, the cgroups removed: nothing left behind.
+flood_units_remove()
+{
+  local c p
+  for c in "${FLOOD_CGROUPS[@]}"; do
+    # A session's processes may still be on their way out after ssh_stop.
+    for _ in $(seq 100); do
+      while read -r p; do echo "$p" >"$(dirname "$c")/cgroup.procs"; done <"$c/cgroup.procs" 2>/dev/null
+      rmdir "$c" 2>/dev/null || [ ! -d "$c" ] && break
+      sleep 0.05
+    done
+  done
+  FLOOD_CGROUPS=()
+}
+# flood_session: a recorded session that writes 4 MB to its terminal; its
+# session id in $sid once sshd's processes for it are gone (its end sent),
+# and a marker after it through the same socket, seen by the journal.
+flood_session()
+{
+  local n
+  n=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | grep -c .)
+  t0=$(date +%s%N)
+  interactive 'head -c 4000000 /dev/zero | tr "\0" x; echo; echo FLOOD-$((6*7))'
+  echo "RESULT recording_flood_session seconds=$(awk -v a="$t0" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f", (b - a) / 1e9 }')"
+  it_assert_rc 0
+  it_assert_out_has FLOOD-42
+  journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" || exit 1
+  sid=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_SESSION_ID)
+  for _ in $(seq 200); do
+    pgrep -P "$SSHD_PID" >/dev/null || break
+    sleep 0.05
+  done
+  in_jns sh -c 'printf "MESSAGE=%s\n" "$0" | logger --journald' "flood-marker-$sid"
+  journal_wait_for 1 "MESSAGE=flood-marker-$sid" || exit 1
+}
+# flood_possible: a cgroup hierarchy here in which the test may make one.
+flood_possible()
+{
+  local d
+  for d in /sys/fs/cgroup/unified /sys/fs/cgroup; do
+    [ -e "$d/cgroup.procs" ] && mkdir "$d/bwsh-probe-$$.service" 2>/dev/null && rmdir "$d/bwsh-probe-$$.service" \
+      && return 0
+  done
+  return 1
+}
+if $have_tlog && flood_possible; then
+  record tty
+  ssh_stop
+  journal_stop
+  # journald scales the burst with the free space (here about 2 to 2.25
+  # times): some 1,000 messages in 60 s a unit, about twice what tlog's
+  # limit (16384 bytes a second) lets through in 60 s with "drop"; the
+  # control's 4 MB, written within the minute, is 2,000 messages.
+  printf '[Journal]\nRateLimitIntervalSec=60s\nRateLimitBurst=450\nRuntimeMaxUse=64M\n' >"$IT_TMP/journald-flood.conf"
+  AUDIT_JOURNALD_CONF=$IT_TMP/journald-flood.conf journal_start
+  in_jns sh -c 'install -m 0664 -g utmp /dev/null /run/utmp'
+  ssh_start flood snippet
+  it_defer flood_units_remove
+
+  it_check "control: tlog's default limit.action (\"pass\": no limit), a flooding session's end is dropped by journald's limit of its unit"
+  flood_unit "bwsh-flood-control-$$" || { it_fail "cannot put sshd into a cgroup of its own"; exit 1; }
+  flood_session
+  it_assert_eq 0 "$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid" | grep -c .)" \
+    "session-ended events of the flooding session (the control: journald dropped it)"
+
+  it_check "with limit.action = \"drop\" in tlog-rec.conf, as doctor advises, a flooding session's end is in the journal"
+  mkdir -p "$IT_TMP/tlog-flood"
+  printf '{ "limit": { "action": "drop" } }\n' >"$IT_TMP/tlog-flood/tlog-rec.conf"
+  ssh_in_ns mount --bind "$IT_TMP/tlog-flood" /etc/tlog || { it_fail "cannot bind the flood's tlog-rec.conf"; exit 1; }
+  flood_unit "bwsh-flood-$$" || { it_fail "cannot put sshd into a cgroup of its own"; exit 1; }
+  flood_session
+  it_assert_eq 1 "$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_SESSION_ID=$sid" | grep -c .)" \
+    "session-ended events of the flooding session"
+  ssh_in_ns umount /etc/tlog
+  echo "RESULT recording_flood tlog_entries=$(journal_json "TLOG_USER=$IT_USER" | grep -c .)"
+  ssh_stop
+  flood_units_remove
+else
+  it_log "no writable cgroup hierarchy here: the flood of a unit is not tested"
 fi
 ssh_assert_no_user_processes

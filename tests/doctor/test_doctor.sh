@@ -209,6 +209,36 @@ expect_finding () {
   fi
 }
 
+# fake_tlog_rec MODE [FAILS]: $root/usr/bin/tlog-rec, the path doctor checks
+# under --root, under a policy with record = "required"; it runs the program
+# it is given, as doctor asks it to with a writer to /dev/null, or fails the
+# way a broken tlog-rec.conf makes it.
+fake_tlog_rec () {
+  mkdir -p "$root/usr/bin" "$root/run"
+  {
+    echo '#!/bin/sh'
+    # shellcheck disable=SC2016 # a line of the fake tlog-rec
+    echo '[ "$1 $2 $3" = "--writer=file --file-path=/dev/null --" ] || { echo "unexpected arguments: $*" >&2; exit 9; }'
+    if [ -n "${2:-}" ]; then
+      # shellcheck disable=SC2028 # printf, in the fake tlog-rec
+      echo 'printf "Expected a value\nFailed loading system configuration\n" >&2; exit 1'
+    else
+      # shellcheck disable=SC2016 # a line of the fake tlog-rec
+      echo 'shift 3; exec "$@"'
+    fi
+  } >"$root/usr/bin/tlog-rec"
+  chmod "$1" "$root/usr/bin/tlog-rec"
+  chmod a+rx "$root/usr" "$root/usr/bin" "$root/run"
+  install -m 0664 /dev/null "$root/run/utmp"
+  write_policy <<'EOF'
+landlock = { mode = "off"; };
+record = "required";
+EOF
+  BWSH_TEST_TLOG_REC=/usr/bin/tlog-rec
+  export BWSH_TEST_TLOG_REC
+}
+REC_REFUSED='every interactive login is refused (record = "required")'
+
 # ------------------------------------------------------------------ cases
 
 good_machine
@@ -715,6 +745,66 @@ EOF
   export BWSH_TEST_LANDLOCK_ABI=0
   run
   expect_finding note "landlock: ABI 0; best effort leaves out scope_abstract_unix (needs ABI 6), scope_signal (needs ABI 6)"
+  ;;
+
+recording_tlog_rec_not_executable)
+  fake_tlog_rec 0644
+  run
+  expect_rc 2
+  expect_finding error "recording: the recorder /usr/bin/tlog-rec cannot run: not executable for the user, for an unprivileged account (nobody): $REC_REFUSED" \
+    "chmod 0755 the recorder, or reinstall it: apt-get install --reinstall tlog"
+  ;;
+recording_run_utmp_missing)
+  fake_tlog_rec 0755
+  rm "$root/run/utmp"
+  run
+  expect_rc 2
+  expect_finding error "recording: /run/utmp is missing: the recorder /usr/bin/tlog-rec cannot add the session's utmp record and fails, for an unprivileged account (nobody): $REC_REFUSED" \
+    'install -m 0664 -o root -g utmp /dev/null /run/utmp, and at every boot: a tmpfiles.d line "f /run/utmp 0664 root utmp -" (systemd'"'"'s own tmpfiles.d has it)'
+  ;;
+recording_tlog_rec_config_broken)
+  fake_tlog_rec 0755 fails
+  run
+  expect_rc 2
+  expect_finding error "recording: the recorder /usr/bin/tlog-rec fails as an unprivileged account (nobody) runs it (Expected a value Failed loading system configuration): $REC_REFUSED" \
+    "correct /etc/tlog/tlog-rec.conf (tlog-rec.conf(5)), then run bwshctl doctor again"
+  ;;
+recording_tlog_rec_runs)
+  fake_tlog_rec 0755
+  run
+  expect_finding ok 'recording: /usr/bin/tlog-rec runs for an unprivileged account (nobody) and /run/utmp is there (record = "required")'
+  ;;
+
+journal_budget_tlog_pass_limits_nothing)
+  # tlog's shipped default: "pass", no limit at all.
+  fake_tlog_rec 0755
+  mkdir -p "$root/usr/share/tlog"
+  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768, "action": "pass" },\n  // a comment, as Debian ships\n  "journal": { "priority": "info" } }\n' \
+    >"$root/usr/share/tlog/tlog-rec.default.conf"
+  run
+  expect_rc 1
+  expect_finding warning 'journal budget: tlog-rec'"'"'s limit.action is "pass": it writes all a session prints, and journald takes RateLimitBurst=10000 in RateLimitIntervalSec=30s from a unit at priority info: a recorded session that floods its terminal can have its session-ended event dropped' \
+    'set "limit": { "action": "delay" } in /etc/tlog/tlog-rec.conf (a flood is slowed to limit.rate, all of it recorded), or "drop" (what exceeds limit.rate is not recorded)'
+  ;;
+journal_budget_tlog_delay_within_budget)
+  fake_tlog_rec 0755
+  mkdir -p "$root/usr/share/tlog" "$root/etc/tlog"
+  printf '{ "payload": 2048, "latency": 10, "limit": { "rate": 16384, "burst": 32768, "action": "pass" } }\n' \
+    >"$root/usr/share/tlog/tlog-rec.default.conf"
+  printf '{ "limit": { "action": "delay" } }\n' >"$root/etc/tlog/tlog-rec.conf"
+  run
+  expect_finding ok "journal budget: tlog-rec writes at most 260 messages in RateLimitIntervalSec=30s, journald takes RateLimitBurst=10000 from the session's unit: a flood leaves room for the session-ended event"
+  ;;
+journal_budget_flood_can_drop_session_end)
+  fake_tlog_rec 0755
+  mkdir -p "$root/etc/tlog" "$root/etc/systemd/journald.conf.d"
+  printf '{\n  // raised by an administrator\n  "limit": { "rate": 1048576, /* 1 MB/s */ "burst": 1048576, "action": "drop" }\n}\n' >"$root/etc/tlog/tlog-rec.conf"
+  printf '[Journal]\nRateLimitIntervalSec=10s\n' >"$root/etc/systemd/journald.conf"
+  printf '[Journal]\nRateLimitBurst=5000\n' >"$root/etc/systemd/journald.conf.d/20-site.conf"
+  run
+  expect_rc 1
+  expect_finding warning "journal budget: tlog-rec may write 5634 messages in RateLimitIntervalSec=10s (limit.rate 1048576, payload 2048), journald takes RateLimitBurst=5000 from a unit at priority info: a recorded session that floods its terminal can have its session-ended event dropped" \
+    "lower limit.rate in /etc/tlog/tlog-rec.conf (16384 writes about 260 messages in 30 s), or raise RateLimitBurst= in /etc/systemd/journald.conf.d/50-bwsh.conf to twice what tlog-rec writes"
   ;;
 
 landlock_off)

@@ -1997,8 +1997,10 @@ static void
 test_oversized_allowed_variable_fails_e2big (void **state)
 {
   Fx *f = *state;
-  char *term = big_var ("TERM", 140 * 1024);
-  char *ok = big_var ("TERM", BWSH_ENV_VALUE_MAX);
+  /* LANG: a TERM of any size that is not a terminal name becomes "dumb"
+   * (test_term_not_a_terminal_name_becomes_dumb). */
+  char *term = big_var ("LANG", 140 * 1024);
+  char *ok = big_var ("LANG", BWSH_ENV_VALUE_MAX);
   char *junk = big_var ("LD_PRELOAD", 140 * 1024);
   char *const e1[] = { term, NULL };
   char *const e2[] = { ok, junk, NULL };
@@ -2007,7 +2009,7 @@ test_oversized_allowed_variable_fails_e2big (void **state)
 
   assert_int_equal (bwsh_plan_build (f->id, f->pol, NULL, e1, &p, &err), -E2BIG);
   assert_ptr_equal (p, (BwshPlan *) 0x1);
-  assert_non_null (strstr (err.message, "TERM"));
+  assert_non_null (strstr (err.message, "LANG"));
   assert_non_null (strstr (err.message, "longer than 32768 bytes"));
   /* at the limit: fine; an oversized variable that is not allowed: ignored */
   p = build_env (f, NULL, e2);
@@ -2017,6 +2019,65 @@ test_oversized_allowed_variable_fails_e2big (void **state)
   free (term);
   free (ok);
   free (junk);
+}
+
+/* A client's TERM reaches the sandbox and tlog-rec only as a terminal
+ * name; a TERM of 3,000 bytes emptied a required recording, one that is
+ * not UTF-8 stopped tlog-rec (issue 36). */
+static void
+test_term_not_a_terminal_name_becomes_dumb (void **state)
+{
+  Fx *f = *state;
+  static const struct
+  {
+    const char *term;
+    bool kept;
+  } cases[] = {
+    { "xterm-256color", true }, { "screen.xterm-256color", true }, { "rxvt-unicode+x", true },
+    { "vt100", true },          { "xterm\xff\xfe", false },       { "", false },
+    { "-x", false },            { "..", false },                   { "xterm color", false },
+    { "xterm\n", false },       { "a$(id)", false },
+  };
+  char *long_term = big_var ("TERM", 3000);
+  char *max_term = big_var ("TERM", 64);
+  char *over_term = big_var ("TERM", 65);
+
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      char *entry = NULL;
+      assert_true (asprintf (&entry, "TERM=%s", cases[i].term) > 0);
+      char *const e[] = { entry, NULL };
+      BwshPlan *p = build_env (f, NULL, e);
+      assert_true (env_has (p, cases[i].kept ? entry : "TERM=dumb"));
+      assert_int_equal (env_count_name (p, "TERM"), 1);
+      if (cases[i].kept)
+        assert_null (p->term_fallback);
+      else
+        assert_string_equal (p->term_fallback, "dumb");
+      bwsh_plan_free (p);
+      free (entry);
+    }
+  {
+    char *const e[] = { long_term, NULL };
+    BwshPlan *p = build_env (f, NULL, e);
+    assert_true (env_has (p, "TERM=dumb"));
+    bwsh_plan_free (p);
+  }
+  {
+    char *const e[] = { max_term, NULL };
+    BwshPlan *p = build_env (f, NULL, e);
+    assert_true (env_has (p, max_term));
+    bwsh_plan_free (p);
+  }
+  {
+    char *const e[] = { over_term, NULL };
+    BwshPlan *p = build_env (f, NULL, e);
+    assert_true (env_has (p, "TERM=dumb"));
+    bwsh_plan_free (p);
+  }
+  free (long_term);
+  free (max_term);
+  free (over_term);
 }
 
 /* ----------------------------------------------------- policy switches */
@@ -2421,6 +2482,7 @@ main (void)
     T (test_missing_shell_named_with_policy_line),
     T (test_environment_allow_list_and_fixed_identity),
     T (test_oversized_allowed_variable_fails_e2big),
+    T (test_term_not_a_terminal_name_becomes_dumb),
     T (test_strict_policy_fails_resolve_on_any_refusal),
     T (test_overlay_ignored_when_policy_forbids_it),
     T (test_network_mode_copied_from_policy),

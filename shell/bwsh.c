@@ -335,6 +335,14 @@ main (int argc, char **argv)
       cmd.recorder = bwsh_tlog_rec_path ();
       cmd.term = plan_term (s->plan);
     }
+  /* Where work is kept, once: at an interactive login, and before an
+   * upload, whose client shows it with the failure (issue 38). */
+  {
+    _cleanup_free_ char *notice = NULL;
+    if (bwsh_home_notice (s->plan, &cmd, isatty (STDIN_FILENO) && isatty (STDERR_FILENO), &notice) == 0
+        && notice != NULL)
+      fprintf (stderr, "bwsh: %s\n", notice);
+  }
   /* Without pam_bwsh's registration nobody else records the session; with
    * it, bwsh records what the session runs (announce()).  What bwrap does
    * after the exec no longer passes through bwsh: bwrap reports its own

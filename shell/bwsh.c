@@ -41,6 +41,7 @@
 #include "bwshcore.h"
 #include "events.h"
 #include "guard.h"
+#include "lkg.h"
 
 extern char **environ;
 
@@ -193,8 +194,17 @@ policy_fallback (const BwshSession *s, int r)
                                                : "no last good policy: refused")
       < 0)
     line = NULL;
+  /* A subject hears one line; the file and the parse error are the
+   * administrator's (the journal, bwshctl check). */
   if (r >= 0 && s->policy_last_good)
-    fprintf (stderr, "bwsh: warning: %s\n", line != NULL ? line : "using the last policy that loaded cleanly");
+    fprintf (stderr, "bwsh: warning: %s\n",
+             getuid () == 0 && line != NULL
+                 ? line
+                 : "the sandbox policy cannot be used (the administrator has the details); using the last policy "
+                   "that loaded cleanly");
+  /* pam_bwsh reported this broken version already, as root. */
+  if (bwsh_policy_error_reported (&s->policy_error, false) == 1)
+    return;
   ev.origin = "bwsh";
   ev.message = line;
   ev.user = s->id != NULL ? s->id->name : NULL;

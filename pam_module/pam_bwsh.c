@@ -222,7 +222,11 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
 
   pam_syslog (c->pamh, LOG_ERR, "session refused for %s: %s%s%s", or_dash (c->user), w != NULL ? w : "",
               w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
-  if ((c->flags & PAM_SILENT) == 0)
+  /* The administrator's file, line and parse error are for the journal:
+   * the user hears that the policy is broken, in one line. */
+  if ((c->flags & PAM_SILENT) == 0 && err != NULL && err->code == BWSH_ERROR_POLICY)
+    pam_error (c->pamh, "bwsh: the sandbox policy cannot be used (the administrator has the details)");
+  else if ((c->flags & PAM_SILENT) == 0)
     pam_error (c->pamh, "bwsh: %s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   if (asprintf (&reason, "%s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "") < 0)
     reason = NULL;
@@ -367,7 +371,8 @@ record_free (pam_handle_t *pamh, void *data, int error_status)
 }
 
 /* The policy cannot be read (a bad push): say so at crit, with the file
- * and line, and what decided instead (lkg.h). */
+ * and line, and what decided instead (lkg.h); once per broken version, not
+ * at every login: each refusal has its own event. */
 static void
 policy_fallback_event (const Ctx *c, const BwshSession *s, int r)
 {
@@ -375,6 +380,9 @@ policy_fallback_event (const Ctx *c, const BwshSession *s, int r)
   _cleanup_free_ char *raw = bwsh_error_to_string (&s->policy_error), *line = NULL;
   _cleanup_free_ char *why = raw != NULL ? bwsh_escape_message (raw) : NULL;
   const char *outcome = r < 0 ? "refused" : s->policy_last_good ? "last-good" : "ignored";
+
+  if (bwsh_policy_error_reported (&s->policy_error, true) == 1)
+    return;
 
   if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
                 r < 0                  ? "no last good policy: the session of a bwsh account is refused"

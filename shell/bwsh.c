@@ -40,6 +40,7 @@
 #include "bwshcore.h"
 #include "events.h"
 #include "guard.h"
+#include "lkg.h"
 
 extern char **environ;
 
@@ -193,8 +194,17 @@ policy_fallback (const BwshSession *s, int r)
                                                : "no last good policy: refused")
       < 0)
     line = NULL;
+  /* A subject hears one line; the file and the parse error are the
+   * administrator's (the journal, bwshctl check). */
   if (r >= 0 && s->policy_last_good)
-    fprintf (stderr, "bwsh: warning: %s\n", line != NULL ? line : "using the last policy that loaded cleanly");
+    fprintf (stderr, "bwsh: warning: %s\n",
+             getuid () == 0 && line != NULL
+                 ? line
+                 : "the sandbox policy cannot be used (the administrator has the details); using the last policy "
+                   "that loaded cleanly");
+  /* pam_bwsh reported this broken version already, as root. */
+  if (bwsh_policy_error_reported (&s->policy_error, false) == 1)
+    return;
   ev.origin = "bwsh";
   ev.message = line;
   ev.user = s->id != NULL ? s->id->name : NULL;
@@ -340,6 +350,14 @@ main (int argc, char **argv)
       cmd.recorder = bwsh_tlog_rec_path ();
       cmd.term = plan_term (s->plan);
     }
+  /* Where work is kept, once: at an interactive login, and before an
+   * upload, whose client shows it with the failure (issue 38). */
+  {
+    _cleanup_free_ char *notice = NULL;
+    if (bwsh_home_notice (s->plan, &cmd, isatty (STDIN_FILENO) && isatty (STDERR_FILENO), &notice) == 0
+        && notice != NULL)
+      fprintf (stderr, "bwsh: %s\n", notice);
+  }
   /* Without pam_bwsh's registration nobody else records the session; with
    * it, bwsh records what the session runs (announce()).  What bwrap does
    * after the exec no longer passes through bwsh: bwrap reports its own

@@ -817,6 +817,51 @@ check_shells (Doctor *d)
 
 /* ------------------------------------------------------------------ PAM */
 
+/* Whether the host's stacks are pam-auth-update's (Debian, Ubuntu): then
+ * the package changes PAM only through it, and doctor never asks for a
+ * pam_bwsh line by hand, which would outlive the package: after a purge
+ * every login through that stack fails ("Module is unknown"). */
+static bool
+pam_auth_update_host (const Doctor *d)
+{
+  _cleanup_free_ char *p = at_root (d, "/etc/pam.d/common-session");
+  return p != NULL && access (p, F_OK) == 0;
+}
+
+/* runuser and runuser-l: util-linux's run-as tool for root alone. */
+static bool
+root_only_service (const char *service)
+{
+  return strcmp (service, "runuser") == 0 || strcmp (service, "runuser-l") == 0;
+}
+
+static char *
+pam_line_fix (const Doctor *d, const char *type, const char *service)
+{
+  char *fix = NULL;
+
+  if (pam_auth_update_host (d))
+    {
+      if (strcmp (type, "account") == 0)
+        return strdup ("pam-auth-update --enable bwsh");
+      if (asprintf (&fix,
+                    "make /etc/pam.d/%s include common-session (common-session-noninteractive for a service without a "
+                    "terminal) as Debian's own stacks do, then pam-auth-update --enable bwsh; a pam_bwsh line written "
+                    "there by hand would outlive the package and fail every login through %s after a purge",
+                    service, service)
+          < 0)
+        return NULL;
+      return fix;
+    }
+  if (asprintf (&fix,
+                "add \"%s required pam_bwsh.so\" to /etc/pam.d/%s, and take it out again before removing bwsh (a line "
+                "naming a missing module fails every login through that stack)",
+                type, service)
+      < 0)
+    fix = NULL;
+  return fix;
+}
+
 static void
 check_pam_service (Doctor *d, const char *service, bool refused)
 {
@@ -835,15 +880,19 @@ check_pam_service (Doctor *d, const char *service, bool refused)
     finding (d, LEVEL_WARNING, "remove the include loop", "pam: /etc/pam.d/%s: includes nest deeper than %d levels",
              service, PAM_DEPTH_MAX);
 
-  if (!st.bwsh)
+  if (!st.bwsh && root_only_service (service) && !st.common_session)
+    /* Debian 12's runuser-l includes runuser, not common-session: there
+     * pam-auth-update changes nothing, and nothing needs to. */
+    finding (d, LEVEL_NOTE, NULL,
+             "pam: %s has no pam_bwsh in its session stack: only root can run runuser, and root is outside bwsh's "
+             "boundary (it can change any account); `runuser -l USER` starts the login shell, so a subject still gets "
+             "bwsh, unchecked and unrecorded, and `runuser -u USER` runs a command unsandboxed. Nothing to fix: "
+             "pam-auth-update does not reach this stack, and a pam_bwsh line written there by hand would outlive the "
+             "package and fail every `runuser -l` after a purge",
+             service);
+  else if (!st.bwsh)
     {
-      /* Debian 12's runuser-l includes runuser, not common-session: there
-       * pam-auth-update changes nothing. */
-      if (asprintf (&fix, "%sadd \"session required pam_bwsh.so\" to /etc/pam.d/%s%s",
-                    st.common_session ? "pam-auth-update --enable bwsh (Debian, Ubuntu), or " : "", service,
-                    st.common_session ? "" : " (it includes no common-session, so pam-auth-update does not reach it)")
-          < 0)
-        fix = NULL;
+      fix = st.common_session ? strdup ("pam-auth-update --enable bwsh") : pam_line_fix (d, "session", service);
       if (refused)
         finding (d, LEVEL_WARNING, fix,
                  "pam: %s has no pam_bwsh in its session stack: a subject's %s jobs run without the login shell, "
@@ -861,21 +910,21 @@ check_pam_service (Doctor *d, const char *service, bool refused)
   /* sshd sends what the account stage says to the client's stderr, what the
    * session stage says to the session's stdout (see pam_bwsh.c). */
   if (st.bwsh && !st.bwsh_account && strcmp (service, "sshd") == 0)
-    finding (d, LEVEL_WARNING,
-             "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"account required pam_bwsh.so\" to "
-             "/etc/pam.d/sshd",
-             "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on "
-             "stdout after the motd, and scp and sftp get \"Received message too long\" instead of it");
+    {
+      _cleanup_free_ char *afix = pam_line_fix (d, "account", service);
+      finding (d, LEVEL_WARNING, afix,
+               "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on "
+               "stdout after the motd, and scp and sftp get \"Received message too long\" instead of it");
+    }
 
-  /* A refused service never starts the login shell; its environment does not reach bwsh. */
+  /* A refused service never starts the login shell; its environment does
+   * not reach bwsh.  The fix is the line's own option: a pam_bwsh line
+   * added after it would outlive the package. */
   if (st.readenv && !refused)
     {
       free (steal_pointer (&fix));
-      if (asprintf (&fix,
-                    "remove user_readenv=1 from %s (Debian's default; Linux-PAM deprecates it)%s",
-                    st.readenv_at != NULL ? st.readenv_at : "?",
-                    st.bwsh && st.readenv_pos < st.bwsh_pos ? ""
-                                                              : ", or add \"session required pam_bwsh.so\" after that line")
+      if (asprintf (&fix, "remove user_readenv=1 from %s (Debian's default; Linux-PAM deprecates it)",
+                    st.readenv_at != NULL ? st.readenv_at : "?")
           < 0)
         fix = NULL;
       if (st.bwsh && st.readenv_pos > st.bwsh_pos)
@@ -906,15 +955,23 @@ cmp_strp (const void *a, const void *b)
   return strcmp (*(char *const *) a, *(char *const *) b);
 }
 
-/* Every PAM service of the host, and what pam_bwsh does with a subject in
- * it: only the services that run the login shell are allowed, any other
- * would run the subject's programs outside the sandbox. */
+static void
+list_append (char *buf, size_t size, const char *name, const char *note)
+{
+  size_t len = strlen (buf);
+  snprintf (buf + len, size - len, "%s%s%s", len > 0 ? ", " : "", name, note);
+}
+
+/* Every PAM service of the host, and what it does with a subject: a
+ * service that runs the login shell sandboxes (bwsh), one the policy
+ * refuses is refused by pam_bwsh with an event, and one without pam_bwsh
+ * in its stack does neither: nothing refuses there and nothing records. */
 static void
 list_pam_services (Doctor *d, const char *dir)
 {
   BwshPolicy *defaults = NULL;
   const BwshPolicy *pol = d->policy;
-  char allowed[4096] = "", refused[8192] = "";
+  char sandboxed[4096] = "", refused[8192] = "", bare[8192] = "";
   char **names = NULL;
   size_t n = 0;
   struct dirent *de;
@@ -948,18 +1005,33 @@ list_pam_services (Doctor *d, const char *dir)
     qsort (names, n, sizeof *names, cmp_strp);
   for (size_t i = 0; i < n; i++)
     {
-      char *buf = bwsh_policy_refuses_service (pol, names[i]) ? refused : allowed;
-      size_t size = buf == refused ? sizeof refused : sizeof allowed, len = strlen (buf);
-      snprintf (buf + len, size - len, "%s%s", len > 0 ? ", " : "", names[i]);
+      _cleanup_ (pam_stack_clear) PamStack st = { .service = names[i] };
+      bool login = !bwsh_policy_refuses_service (pol, names[i]);
+
+      (void) walk_pam (d->root, &st, names[i], NULL, 0);
+      if (st.bwsh && login)
+        list_append (sandboxed, sizeof sandboxed, names[i], "");
+      else if (st.bwsh)
+        list_append (refused, sizeof refused, names[i], "");
+      else
+        list_append (bare, sizeof bare, names[i],
+                     root_only_service (names[i]) ? " (root only)"
+                     : login                      ? " (starts the login shell, unchecked)"
+                                                  : " (unsandboxed)");
       free (names[i]);
     }
   free (names);
   bwsh_policy_free (defaults);
-  finding (d, LEVEL_NOTE, NULL, "pam: services in /etc/pam.d allowed for subjects (they run the login shell): %s",
-           allowed[0] != '\0' ? allowed : "(none)");
   finding (d, LEVEL_NOTE, NULL,
-           "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): %s",
+           "pam: services that sandbox a subject (they start the login shell, bwsh; pam_bwsh checks and records each "
+           "session): %s",
+           sandboxed[0] != '\0' ? sandboxed : "(none)");
+  finding (d, LEVEL_NOTE, NULL,
+           "pam: services that refuse a subject, with an event (allowed_services in the policy allows one): %s",
            refused[0] != '\0' ? refused : "(none)");
+  finding (d, LEVEL_NOTE, NULL,
+           "pam: services without pam_bwsh, where nothing refuses a subject and nothing records an event: %s",
+           bare[0] != '\0' ? bare : "(none)");
 }
 
 static void

@@ -538,20 +538,28 @@ end_sessions (const char *target)
   return ended;
 }
 
+static char *acting_admin (void);
+
+/* The lock or unlock event names the administrator (BWSH_LOCK_BY, and in
+ * its message): once a lock is lifted, the journal is where who set it and
+ * who lifted it remain. */
 static void
 lock_event (const char *target, const char *outcome, const char *reason, size_t ended)
 {
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LOCK);
   _cleanup_free_ char *line = NULL, *et = bwsh_escape (target, strlen (target));
   _cleanup_free_ char *er = reason != NULL ? bwsh_escape (reason, strlen (reason)) : NULL;
+  _cleanup_free_ char *by = acting_admin ();
 
-  if (asprintf (&line, "sessions of %s %s%s%s%s; %zu live sessions ended", et != NULL ? et : "?", outcome,
-                er != NULL ? " (reason \"" : "", er != NULL ? er : "", er != NULL ? "\")" : "", ended)
+  if (asprintf (&line, "sessions of %s %s by %s%s%s%s; %zu live sessions ended", et != NULL ? et : "?", outcome,
+                by != NULL ? by : "?", er != NULL ? " (reason \"" : "", er != NULL ? er : "", er != NULL ? "\")" : "",
+                ended)
       < 0)
     line = NULL;
   ev.origin = "bwshctl";
   ev.message = line;
   ev.outcome = outcome;
+  ev.lock_by = by;
   ev.reason = reason;
   ev.lock_target = target;
   ev.sessions = (int64_t) ended;

@@ -127,6 +127,13 @@ bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, Bws
       if ((r = render_mount (&p->mounts[i], mode, &a)) < 0)
         goto fail;
     }
+  /* With state = "tmpfs" nothing written at the home's top would outlive
+   * the session: it fails with EROFS instead of vanishing at logout (issue
+   * 38).  After every mount, whose mount points bwrap makes in that tmpfs;
+   * only this mount: the project, the state's directories (home.c) and the
+   * other binds beneath keep their own flags. */
+  if (bwsh_plan_home_read_only (p) && (r = add2 (&a, "--remount-ro", p->home)) < 0)
+    goto fail;
 
   if (p->chdir != NULL && (r = add2 (&a, "--chdir", p->chdir)) < 0)
     goto fail;
@@ -142,6 +149,49 @@ bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, Bws
 fail:
   bwsh_argv_clear (&a);
   return r;
+}
+
+bool
+bwsh_plan_home_read_only (const BwshPlan *p)
+{
+  /* Only while the session's state is what $HOME is: a bind of $HOME
+   * itself (an administrator's, or the user's within rw_ceilings)
+   * replaces it, with its own flags. */
+  if (!p->home_read_only || p->home == NULL)
+    return false;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].state && p->mounts[i].kind == BWSH_MOUNT_TMPFS
+        && strcmp (p->mounts[i].dest, p->home) == 0)
+      return true;
+  return false;
+}
+
+int
+bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, char **ret)
+{
+  const char *c, *rest;
+
+  *ret = NULL;
+  if (!bwsh_plan_home_read_only (p) || p->project_dir == NULL)
+    return 0;
+  if (cmd->login || !cmd->has_command)
+    {
+      if (!interactive)
+        return 0;
+      rest = "keeps your work: the rest of the home is read-only in this session, and what programs keep in "
+             "~/.cache, ~/.config and ~/.local is gone at logout";
+    }
+  else
+    {
+      /* scp, sftp and rsync show the server's stderr on the client; git's
+       * transfers never write at the home's top. */
+      c = cmd->command + strspn (cmd->command, " \t");
+      if (!bwsh_command_is_file_transfer (cmd) || strncmp (c, "git-", 4) == 0)
+        return 0;
+      rest = "keeps files: the rest of the home is read-only in this session, and a file sent there fails "
+             "(\"Read-only file system\")";
+    }
+  return asprintf (ret, "only %s %s", p->project_dir, rest) < 0 ? -ENOMEM : 0;
 }
 
 bool
@@ -181,12 +231,6 @@ bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret)
   BwshArgv a = { 0 };
   int r;
 
-  /* Nothing a file transfer writes outside the project (or a policy bind)
-   * would outlive the session: make it fail instead of vanish.  Only this
-   * mount: the project and the other binds on it keep their own flags. */
-  if (p->state != NULL && strcmp (p->state, "tmpfs") == 0 && bwsh_command_is_file_transfer (cmd)
-      && ((r = bwsh_argv_add (&a, "--remount-ro")) < 0 || (r = bwsh_argv_add (&a, p->home)) < 0))
-    goto fail;
   /* "--" ends bwrap's options: whatever the user's command looks like
    * ("--bind / /host" included) it is only ever the shell's argument. */
   if ((r = bwsh_argv_add (&a, "--")) < 0)

@@ -44,11 +44,21 @@ typedef struct BwshCommand
  * login shell: scp -t/-f, sftp-server, rsync --server, git-*-pack. */
 bool bwsh_command_is_file_transfer (const BwshCommand *cmd);
 
-/* bwrap's argv from "--" on: the inner shell and @cmd.  A file transfer
- * with state = "tmpfs" gets a read-only $HOME before it (--remount-ro):
- * an upload outside the project would land in the session's tmpfs, report
- * success and be gone at logout; it fails with EROFS instead (issue 25). */
+/* bwrap's argv from "--" on: the inner shell and @cmd: the user's command,
+ * never a bwrap option. */
 int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *ret);
+
+/* state = "tmpfs": bwsh_render_options() ends the mounts with --remount-ro
+ * $HOME, so a file written at the home's top (an upload, ~/notes.txt)
+ * fails with EROFS instead of being gone at logout (issues 25, 38); the
+ * project, the policy's binds and the state's directories beneath stay
+ * writable. */
+bool bwsh_plan_home_read_only (const BwshPlan *p);
+
+/* The one line that says where work is kept, in *ret (NULL: none): at an
+ * interactive login (@interactive: a terminal), and before scp, sftp and
+ * rsync, whose clients show it. */
+int bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, char **ret);
 
 /* A plan with entries of the user's, outside strict mode, is launched
  * guarded: bwsh runs bwrap as its child, and the inner command starts with

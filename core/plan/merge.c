@@ -29,8 +29,10 @@
 static bool
 from_real_home (const Ctx *c, const BwshMount *m)
 {
+  /* ... and the state's own directories (home.c): a tmpfs of the defaults
+   * below $HOME, which go with the layer they belong to. */
   return m->home_entry
-         || (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_RO_BIND
+         || (m->from.origin == BWSH_ORIGIN_DEFAULT && (m->kind == BWSH_MOUNT_RO_BIND || m->kind == BWSH_MOUNT_TMPFS)
              && bwsh_path_has_prefix (m->dest, c->id->home) && strcmp (m->dest, c->id->home) != 0);
 }
 
@@ -380,7 +382,8 @@ apply_disable (Ctx *c, const BwshBindSpec *b)
     for (size_t i = 0; i < c->p->n_mounts; i++)
       {
         BwshMount *m = &c->p->mounts[i];
-        if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_real_home (c, m))
+        /* the state's own directories stay with the state */
+        if (m->verdict != BWSH_VERDICT_ACCEPTED || !from_real_home (c, m) || m->kind == BWSH_MOUNT_TMPFS)
           continue;
         int r = plan_set_reason (m, BWSH_VERDICT_DISABLED, "disabled by %s:%d", b->from.file ? b->from.file : "?",
                                  b->from.line);

@@ -132,6 +132,7 @@ typedef struct BwshPlan
   uint64_t tmp_tmpfs_size;
   const char *start_dir; /* "home" or "project", for explain */
   const char *state;     /* "tmpfs", "persistent" or "none", for explain */
+  bool home_read_only;   /* state = "tmpfs": the home's top read-only (bwsh_plan_home_read_only()) */
   int64_t rlimit_core;
   int64_t rlimit_nproc;
   int64_t rlimit_nofile;

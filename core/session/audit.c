@@ -182,17 +182,45 @@ fields_add_num (Fields *f, const char *key, int64_t value)
     fields_add (f, key, "%" PRId64, value);
 }
 
+/* The datagram carries explicit credentials with the effective uid and
+ * gid: journald stamps _UID and _GID from SCM_CREDENTIALS, and without an
+ * explicit message the kernel puts the real uid there.  pam_bwsh in a
+ * setuid su or sudo that a user started runs with the user's real uid and
+ * euid 0; so stamped, its events carry _UID=0 like those of pam_bwsh in
+ * sshd, and `_UID=0` keeps exactly the events root sent.  The kernel lets
+ * a process claim only one of its own uids (or any, with CAP_SETUID): bwsh
+ * and every other program of a user still get the user's uid. */
 static int
-journal_send (const char *data, size_t len)
+journal_send (char *data, size_t len)
 {
-  static const struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET };
+  struct sockaddr_un sa = { .sun_family = AF_UNIX, .sun_path = JOURNAL_SOCKET };
   _cleanup_close_ int fd = socket (AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  union
+  {
+    struct cmsghdr align;
+    char buf[CMSG_SPACE (sizeof (struct ucred))];
+  } control = { .buf = { 0 } };
+  struct iovec iov = { .iov_base = data, .iov_len = len };
+  struct msghdr mh = {
+    .msg_name = &sa,
+    .msg_namelen = sizeof sa,
+    .msg_iov = &iov,
+    .msg_iovlen = 1,
+    .msg_control = control.buf,
+    .msg_controllen = sizeof control.buf,
+  };
+  struct cmsghdr *cm = CMSG_FIRSTHDR (&mh);
+  struct ucred cred = { .pid = getpid (), .uid = geteuid (), .gid = getegid () };
   ssize_t n;
 
   if (fd < 0)
     return -errno;
+  cm->cmsg_level = SOL_SOCKET;
+  cm->cmsg_type = SCM_CREDENTIALS;
+  cm->cmsg_len = CMSG_LEN (sizeof cred);
+  memcpy (CMSG_DATA (cm), &cred, sizeof cred);
   do
-    n = sendto (fd, data, len, MSG_NOSIGNAL, (const struct sockaddr *) &sa, sizeof sa);
+    n = sendmsg (fd, &mh, MSG_NOSIGNAL);
   while (n < 0 && errno == EINTR);
   return n < 0 ? -errno : 0;
 }

@@ -283,3 +283,43 @@ bwsh_policy_lkg_load (const char *policy_path, const BwshIdentity *id, BwshPolic
     *ret_saved = (int64_t) st.st_mtime;
   return r;
 }
+
+int
+bwsh_policy_error_reported (const BwshError *policy_error, bool record)
+{
+  _cleanup_free_ char *text = bwsh_error_to_string (policy_error), *version = NULL, *path = NULL;
+  _cleanup_close_ int fd = -1;
+  struct stat st = { 0 };
+  char key[65];
+  int len;
+
+  if (text == NULL)
+    return -ENOMEM;
+  if (policy_error->file[0] != '\0')
+    (void) stat (policy_error->file, &st);
+  len = asprintf (&version, "%s%c%lld.%09ld%c%lld", text, 0, (long long) st.st_mtim.tv_sec, (long) st.st_mtim.tv_nsec,
+                  0, (long long) st.st_size);
+  if (len < 0)
+    return -ENOMEM;
+  bwsh_sha256_hex (version, (size_t) len, key);
+  if (asprintf (&path, "%s/%s", BWSH_POLICY_ERRORS_DIR, key) < 0)
+    return -ENOMEM;
+  if (!record)
+    {
+      fd = open (path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+      if (fd < 0)
+        return errno == ENOENT ? 0 : -errno;
+      return fstat (fd, &st) == 0 && st.st_uid == 0 && S_ISREG (st.st_mode) ? 1 : 0;
+    }
+  if (geteuid () != 0)
+    return 0;
+  /* BWSH_SESSIONS_DIR's parent, root's (tmpfiles.d, or the registry). */
+  if (mkdir (BWSH_POLICY_ERRORS_DIR, 0755) < 0 && errno != EEXIST)
+    return -errno;
+  fd = open (path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno == EEXIST ? 1 : -errno;
+  if (write (fd, text, strlen (text)) < 0 || write (fd, "\n", 1) < 0)
+    return -errno;
+  return 0;
+}

@@ -32,3 +32,11 @@ int bwsh_policy_lkg_save (const BwshPolicy *pol, const char *policy_path, const 
  * none.  *ret_saved: when it was saved (seconds since the epoch). */
 int bwsh_policy_lkg_load (const char *policy_path, const BwshIdentity *id, BwshPolicy **ret, int64_t *ret_saved,
                           BwshError *err);
+
+/* A broken policy is reported once per version, not at every login: its
+ * version is the error (file, line, message) with the size and mtime of
+ * the file it names, and BWSH_POLICY_ERRORS_DIR/SHA256 (root's, kept for
+ * the boot, the error inside) marks it reported.  1: already reported (by
+ * root); 0: not yet, and with @record, as root, marked now: the caller
+ * reports it; -errno when the mark cannot be read or made (report it). */
+int bwsh_policy_error_reported (const BwshError *policy_error, bool record);

@@ -69,6 +69,14 @@ it_assert_eq 1 "$(journal_field "$ended" BWSH_EXIT_STATUS)" "BWSH_EXIT_STATUS of
 it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" "BWSH_END_REASON of the ended event"
 [ "$(journal_field "$allowed" BWSH_SESSION_ID)" != "$sid" ] || it_fail "two sessions share the id $sid"
 
+it_check "a file transfer's BWSH_COMMAND is the user's command, no bwrap option before it (#38)"
+n=$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | grep -c .)
+printf 'x\n' >"$IT_TMP/up"
+timeout -k 5 60 scp -O -F "$SSH_CFG" "$IT_TMP/up" t:project/up </dev/null >/dev/null 2>&1 || it_fail "scp -O into the project"
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" || exit 1
+tr_cmd=$(journal_field "$(journal_json "MESSAGE_ID=$MSG_COMMAND" "BWSH_USER=$IT_USER" | tail -n 1)" BWSH_COMMAND)
+[[ $tr_cmd == "/bin/bash -c -- 'scp -t "*"project/up'" ]] || it_fail "BWSH_COMMAND of scp -t: $tr_cmd"
+
 it_check "root's su -s /bin/bash USER is recorded unsandboxed, with /bin/bash as the command"
 in_jns su -s /bin/bash "$IT_USER" -c 'cat /proc/1/comm'
 it_assert_rc 0

@@ -73,6 +73,8 @@ it_assert_rc 0
 grep -qE "^$IT_USER +[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z +$ADMIN +ticket 4711\$" <<<"$IT_OUT" \
   || it_fail "locks text: $IT_OUT"
 journal_wait_for 1 "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" || exit 1
+# The lock event names the administrator behind sudo (#38).
+journal_wait_for 1 "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" BWSH_OUTCOME=locked "BWSH_LOCK_BY=$ADMIN" || exit 1
 
 it_check "sessions, check --user and doctor --user mention the lock"
 bwshctl_run sessions
@@ -85,8 +87,16 @@ bwshctl_run doctor --user "$IT_USER" --policy "$SSH_POLICY"
 it_assert_out_has "warning: lock: sessions of $IT_USER are locked (a user lock, since "
 it_assert_out_has "by $ADMIN): ticket 4711; every login of $IT_USER is refused"
 it_assert_out_has "fix: bwshctl unlock $IT_USER, when the lock is over"
-bwshctl_run unlock "$IT_USER"
+
+it_check "the unlock event names the administrator behind sudo, after the lock is gone (#38)"
+IT_RC=0
+timeout -k 5 60 nsenter -t "$JOURNALD_PID" -m -- env SUDO_USER="$ADMIN" "$BWSHCTL" unlock "$IT_USER" \
+  </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+it_collect
 it_assert_rc 0
+journal_wait_for 1 "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" BWSH_OUTCOME=unlocked "BWSH_LOCK_BY=$ADMIN" || exit 1
+ev=$(journal_json "MESSAGE_ID=$MSG_LOCK" "BWSH_LOCK_TARGET=$IT_USER" BWSH_OUTCOME=unlocked | tail -n 1)
+it_assert_eq "sessions of $IT_USER unlocked by $ADMIN; 0 live sessions ended" "$(journal_field "$ev" MESSAGE)" "the unlock event's MESSAGE"
 
 it_check "a lock by an administrator who logged in (login uid) records that name, not root"
 IT_RC=0

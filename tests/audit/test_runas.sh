@@ -70,3 +70,43 @@ usermod -s /bin/bash "$OTHER" || it_fail "usermod failed"
 in_stack "$IT_TMP/pam.both" sudo -u "$OTHER" -- id -un
 it_assert_rc 0
 it_assert_eq "$OTHER" "$IT_OUT" "the non-subject's command"
+
+# The trusted filter (#38): pam_bwsh sends its events with explicit
+# credentials, so journald stamps _UID=0 though a non-root user started
+# the setuid sudo (whose real uid stays the user's); an entry a user sends in
+# pam_bwsh's name gets the user's uid, which the user cannot change.
+it_check "sudo by a non-root user: pam_bwsh's refusal passes the trusted filter _UID=0"
+mkdir -p "$IT_TMP/sudoers.d"
+printf '%s ALL=(ALL) NOPASSWD: ALL\n' "$OTHER" >"$IT_TMP/sudoers.d/bwsh-test"
+chmod 0440 "$IT_TMP/sudoers.d/bwsh-test"
+n=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo "BWSH_RUSER=$OTHER" | grep -c .)
+IT_RC=0
+# shellcheck disable=SC2016 # expanded by the inner sh
+timeout -k 5 90 nsenter -t "$JOURNALD_PID" -m -- unshare -m --propagation private -- /bin/sh -c '
+  mount --bind "$1" /etc/pam.d && mount --bind "$2" /etc/shells && mount --bind "$3" /etc/sudoers.d || exit 1
+  exec setpriv --reuid "$4" --regid "$5" --init-groups -- sudo -n -u "$6" -- true' sh \
+  "$IT_TMP/pam.both" "$SSH_NS_SHELLS" "$IT_TMP/sudoers.d" "$OTHER" "$(id -g "$OTHER")" "$IT_USER" \
+  </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+it_collect
+[ "$IT_RC" != 0 ] || it_fail "sudo ran the command"
+it_assert_err_has "sudo: pam_open_session: Permission denied"
+journal_wait_for $((n + 1)) "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo "BWSH_RUSER=$OTHER" || exit 1
+ev=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" BWSH_SERVICE=sudo "BWSH_RUSER=$OTHER" | tail -n 1)
+it_assert_eq 0 "$(journal_field "$ev" _UID)" "_UID of pam_bwsh's refusal in the sudo of $OTHER"
+it_assert_eq 1 "$(journal_json _UID=0 "MESSAGE_ID=$MSG_REFUSED" "BWSH_RUSER=$OTHER" | grep -c .)" \
+  "refusals behind $OTHER's sudo under the filter _UID=0"
+
+it_check "an event a user sends in pam_bwsh's name does not pass the filter"
+IT_RC=0
+printf 'MESSAGE=forged\nMESSAGE_ID=%s\nSYSLOG_IDENTIFIER=pam_bwsh\nBWSH_USER=forged-%s\nBWSH_OUTCOME=closed\n' \
+  "$MSG_REFUSED" "$IT_USER" >"$IT_TMP/forged"
+chmod 0644 "$IT_TMP/forged"
+timeout -k 5 60 nsenter -t "$JOURNALD_PID" -m -- setpriv --reuid "$IT_UID" --regid "$(id -g "$IT_USER")" --clear-groups -- \
+  logger --journald="$IT_TMP/forged" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+it_collect
+it_assert_rc 0
+# (control) the entry is in the journal, as pam_bwsh's ...
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=forged-$IT_USER" SYSLOG_IDENTIFIER=pam_bwsh || exit 1
+# ... with the user's uid, so the filter leaves it out.
+it_assert_eq 0 "$(journal_json _UID=0 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=forged-$IT_USER" | grep -c .)" \
+  "forged entries under the filter _UID=0"

@@ -435,7 +435,7 @@ EOF
   run
   expect_rc 1
   expect_finding warning "pam: sshd has no pam_bwsh in its session stack: sshd sessions are not checked against the policy (require_shell, refused services) and not audited" \
-    "add \"session required pam_bwsh.so\" to /etc/pam.d/sshd (it includes no common-session, so pam-auth-update does not reach it)"
+    "make /etc/pam.d/sshd include common-session (common-session-noninteractive for a service without a terminal) as Debian's own stacks do, then pam-auth-update --enable bwsh; a pam_bwsh line written there by hand would outlive the package and fail every login through sshd after a purge"
   expect_finding ok "pam: login has pam_bwsh in its session stack"
   ;;
 
@@ -450,17 +450,22 @@ pam_cron_jobs_escape)
   printf '@include common-auth\nsession required pam_unix.so\n' >"$root/etc/pam.d/cron"
   run
   expect_finding warning "pam: cron has no pam_bwsh in its session stack: a subject's cron jobs run without the login shell, outside the sandbox, and nothing refuses them" \
-    "add \"session required pam_bwsh.so\" to /etc/pam.d/cron (it includes no common-session, so pam-auth-update does not reach it)"
+    "make /etc/pam.d/cron include common-session (common-session-noninteractive for a service without a terminal) as Debian's own stacks do, then pam-auth-update --enable bwsh; a pam_bwsh line written there by hand would outlive the package and fail every login through cron after a purge"
   ;;
 
 pam_services_listed_allowed_or_refused)
   # Every service of the host, and what pam_bwsh does with a subject there.
+  # runuser (Debian's: no common-session) and samba have no pam_bwsh:
+  # nothing refuses there, and doctor does not say "refused" (#38).
   for s in systemd-user cockpit runuser-l; do
     printf 'session include common-session\n' >"$root/etc/pam.d/$s"
   done
+  printf 'session required pam_unix.so\n' >"$root/etc/pam.d/runuser"
+  printf 'session required pam_unix.so\n' >"$root/etc/pam.d/samba"
   run
-  expect_finding note "pam: services in /etc/pam.d allowed for subjects (they run the login shell): login, runuser-l, sshd, su, su-l"
-  expect_finding note "pam: services in /etc/pam.d refused for subjects (allowed_services in the policy adds one): atd, cockpit, cron, systemd-user"
+  expect_finding note "pam: services that sandbox a subject (they start the login shell, bwsh; pam_bwsh checks and records each session): login, runuser-l, sshd, su, su-l"
+  expect_finding note "pam: services that refuse a subject, with an event (allowed_services in the policy allows one): atd, cockpit, cron, systemd-user"
+  expect_finding note "pam: services without pam_bwsh, where nothing refuses a subject and nothing records an event: runuser (root only), samba (unsandboxed)"
   ;;
 
 pam_runuser_l_debian12_includes_runuser)
@@ -470,16 +475,27 @@ pam_runuser_l_debian12_includes_runuser)
     >"$root/etc/pam.d/runuser"
   printf 'auth include runuser\nsession optional pam_keyinit.so force revoke\nsession include runuser\n' \
     >"$root/etc/pam.d/runuser-l"
+  # No line by hand: it would outlive the package (#38).
   run
-  expect_finding warning "pam: runuser-l has no pam_bwsh in its session stack: runuser-l sessions are not checked against the policy (require_shell, refused services) and not audited" \
-    "add \"session required pam_bwsh.so\" to /etc/pam.d/runuser-l (it includes no common-session, so pam-auth-update does not reach it)"
+  expect_finding note "pam: runuser-l has no pam_bwsh in its session stack: only root can run runuser, and root is outside bwsh's boundary (it can change any account); \`runuser -l USER\` starts the login shell, so a subject still gets bwsh, unchecked and unrecorded, and \`runuser -u USER\` runs a command unsandboxed. Nothing to fix: pam-auth-update does not reach this stack, and a pam_bwsh line written there by hand would outlive the package and fail every \`runuser -l\` after a purge"
+  grep -q 'pam_bwsh.so.*runuser-l\|runuser-l.*add ' "$tmp/out" && fail "doctor asks for a line in runuser-l"
   ;;
 
 pam_sshd_without_account_line_refusal_reaches_stdout)
   rm "$root/etc/pam.d/common-account"
   run
   expect_finding warning "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on stdout after the motd, and scp and sftp get \"Received message too long\" instead of it" \
-    "pam-auth-update --enable bwsh (Debian, Ubuntu), or add \"account required pam_bwsh.so\" to /etc/pam.d/sshd"
+    "pam-auth-update --enable bwsh"
+  ;;
+
+pam_without_pam_auth_update_line_by_hand_taken_out_before_removal)
+  # No common-session: not pam-auth-update's layout (Fedora's, a custom
+  # one); there a line by hand is the only way, and it must go first.
+  rm "$root/etc/pam.d/common-session"
+  printf 'session required pam_unix.so\n' >"$root/etc/pam.d/login"
+  run
+  expect_finding warning "pam: login has no pam_bwsh in its session stack: login sessions are not checked against the policy (require_shell, refused services) and not audited" \
+    "add \"session required pam_bwsh.so\" to /etc/pam.d/login, and take it out again before removing bwsh (a line naming a missing module fails every login through that stack)"
   ;;
 
 pam_fedora_include_substack)
@@ -506,7 +522,7 @@ pam_env_user_readenv_after_bwsh_ld_preload)
   run
   expect_rc 1
   expect_finding warning "pam: sshd runs pam_env user_readenv=1 (/etc/pam.d/sshd:7) after pam_bwsh: LD_PRELOAD=... in a subject's ~/.pam_environment would be set after pam_bwsh's scrub and run code outside the sandbox; the sandbox keeps that file read-only, so only one written outside it (by another account, or before the account was confined) can" \
-    "remove user_readenv=1 from /etc/pam.d/sshd:7 (Debian's default; Linux-PAM deprecates it), or add \"session required pam_bwsh.so\" after that line"
+    "remove user_readenv=1 from /etc/pam.d/sshd:7 (Debian's default; Linux-PAM deprecates it)"
   ;;
 
 pam_env_user_readenv_before_bwsh)
@@ -522,7 +538,7 @@ pam_env_user_readenv_without_bwsh)
   run
   expect_rc 1
   expect_finding warning "pam: su reads ~/.pam_environment (pam_env user_readenv=1, /etc/pam.d/su:2) and has no pam_bwsh to scrub it: LD_PRELOAD=... in a subject's file would run code outside the sandbox; the sandbox keeps that file read-only, so only one written outside it (by another account, or before the account was confined) can" \
-    "remove user_readenv=1 from /etc/pam.d/su:2 (Debian's default; Linux-PAM deprecates it), or add \"session required pam_bwsh.so\" after that line"
+    "remove user_readenv=1 from /etc/pam.d/su:2 (Debian's default; Linux-PAM deprecates it)"
   ;;
 
 sshd_no_subject)

@@ -466,11 +466,14 @@ test_command_only_after_double_dash (void **state)
   bwsh_plan_free (p);
 }
 
-/* A file transfer with the session's state on a tmpfs gets a read-only
- * $HOME first: an upload outside the project fails instead of vanishing.
- * Not a shell's command, and not with a state that persists. */
+/* With the session's state on a tmpfs the home's top is read-only for every
+ * command (issue 38): --remount-ro $HOME ends bwrap's options, after every
+ * mount, and the argv from "--" on is the user's command alone (what
+ * BWSH_COMMAND records).  Not with a state that persists.  The notice that
+ * says where work is kept: at an interactive login, and before scp, sftp
+ * and rsync, whose clients show it; not before git or a shell command. */
 static void
-test_file_transfer_home_read_only_with_tmpfs_state (void **state)
+test_home_read_only_with_tmpfs_state (void **state)
 {
   static const struct
   {
@@ -478,37 +481,61 @@ test_file_transfer_home_read_only_with_tmpfs_state (void **state)
     bool login;
     const char *state;
     bool remount;
+    bool notice;
   } cases[] = {
-    { "scp -t up", false, "tmpfs", true },
-    { "/usr/lib/openssh/sftp-server", false, "tmpfs", true },
-    { "rsync --server -logDtpre.iLsfxCIvu . rs/", false, "tmpfs", true },
-    { "git-receive-pack 'project/repo.git'", false, "tmpfs", true },
-    { "scp -t up", false, "persistent", false },
-    { "scp -t up", false, "none", false },
-    { "scp -t up", true, "tmpfs", false },
-    { "ls ~; scp -t up", false, "tmpfs", false },
-    { "/usr/lib/openssh/sftp-server-not", false, "tmpfs", false },
+    { "scp -t up", false, "tmpfs", true, true },
+    { "/usr/lib/openssh/sftp-server", false, "tmpfs", true, true },
+    { "rsync --server -logDtpre.iLsfxCIvu . rs/", false, "tmpfs", true, true },
+    { "git-receive-pack 'project/repo.git'", false, "tmpfs", true, false },
+    { "echo hi > ~/notes.txt", false, "tmpfs", true, false },
+    { NULL, true, "tmpfs", true, true },
+    { "scp -t up", false, "persistent", false, false },
+    { NULL, true, "persistent", false, false },
+    { "scp -t up", false, "none", false, false },
   };
   Fx *f = *state;
   BwshPlan *p = plan_with (f, NULL, NULL, false);
 
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
     {
-      BwshCommand cmd = { .login = cases[i].login, .has_command = true, .command = cases[i].command };
-      BwshArgv a = { 0 };
+      BwshCommand cmd = { .login = cases[i].login, .has_command = cases[i].command != NULL, .command = cases[i].command };
+      BwshArgv a = { 0 }, opts = { 0 };
+      char *notice = NULL, *quiet = NULL;
 
       p->state = cases[i].state;
+      p->home_read_only = strcmp (cases[i].state, "tmpfs") == 0;
+      assert_int_equal (bwsh_render_options (p, BWSH_RENDER_PATHS, -1, &opts), 0);
       assert_int_equal (bwsh_render_command (p, &cmd, &a), 0);
+      assert_string_equal (a.v[0], "--");
+      assert_int_equal (argv_find (&a, 0, "--remount-ro"), -1);
       if (cases[i].remount)
         {
-          assert_true (a.n > 3);
-          assert_string_equal (a.v[0], "--remount-ro");
-          assert_string_equal (a.v[1], p->home);
-          assert_string_equal (a.v[2], "--");
+          ssize_t at = -1;
+          /* the last one: placeholders of protected paths have their own */
+          for (ssize_t k = argv_find (&opts, 0, "--remount-ro"); k >= 0; k = argv_find (&opts, (size_t) k + 1, "--remount-ro"))
+            at = k;
+          assert_true (at >= 0);
+          assert_string_equal (opts.v[at + 1], p->home);
+          /* after every mount */
+          for (size_t k = (size_t) at + 2; k < opts.n; k++)
+            assert_true (strncmp (opts.v[k], "--", 2) != 0 || strcmp (opts.v[k], "--chdir") == 0
+                         || strcmp (opts.v[k], "--seccomp") == 0);
         }
-      else if (strcmp (a.v[0], "--") != 0)
-        fail_msg ("%s (state %s): %s before \"--\"", cases[i].command, cases[i].state, a.v[0]);
+      else
+        for (ssize_t k = argv_find (&opts, 0, "--remount-ro"); k >= 0; k = argv_find (&opts, (size_t) k + 1, "--remount-ro"))
+          assert_string_not_equal (opts.v[k + 1], p->home);
+      assert_int_equal (bwsh_home_notice (p, &cmd, true, &notice), 0);
+      assert_true ((notice != NULL) == cases[i].notice);
+      if (notice != NULL)
+        assert_non_null (strstr (notice, p->project_dir));
+      /* an ssh command or a login without a terminal gets none */
+      assert_int_equal (bwsh_home_notice (p, &cmd, false, &quiet), 0);
+      if (cases[i].command == NULL)
+        assert_null (quiet);
+      free (notice);
+      free (quiet);
       bwsh_argv_clear (&a);
+      bwsh_argv_clear (&opts);
     }
   bwsh_plan_free (p);
 }
@@ -650,7 +677,7 @@ main (void)
     T (test_host_layout_symlinks_rendered),
     T (test_args_blob_is_nul_separated),
     T (test_command_only_after_double_dash),
-    T (test_file_transfer_home_read_only_with_tmpfs_state),
+    T (test_home_read_only_with_tmpfs_state),
     cmocka_unit_test (test_shell_quote_round_trips_through_sh),
     cmocka_unit_test (test_shell_quoted_words_stay_separate),
   };

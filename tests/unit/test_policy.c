@@ -968,28 +968,6 @@ assert_lists_equal (const BwshBindList *a, const BwshBindList *b, const char *wh
 
 /* ------------------------------------------- one description per setting */
 
-static char *
-read_source_file (const char *rel)
-{
-  _cleanup_free_ char *path = NULL;
-  char *text;
-  FILE *f;
-  long n;
-
-  assert_true (asprintf (&path, "%s/%s", BWSH_SOURCE_DIR, rel) > 0);
-  f = fopen (path, "re");
-  assert_non_null (f);
-  assert_int_equal (fseek (f, 0, SEEK_END), 0);
-  n = ftell (f);
-  assert_true (n > 0);
-  rewind (f);
-  text = calloc (1, (size_t) n + 1);
-  assert_non_null (text);
-  assert_int_equal (fread (text, 1, (size_t) n, f), (size_t) n);
-  fclose (f);
-  return text;
-}
-
 /* @word in @text, not as part of a longer name. */
 static bool
 has_word (const char *text, const char *word)
@@ -1052,8 +1030,12 @@ test_every_setting_documented_in_man_page_and_shipped_conf (void **state)
   (void) state;
   for (size_t i = 0; i < BWSH_N_ELEMENTS (files); i++)
     {
-      _cleanup_free_ char *text = read_source_file (files[i]);
-      DocCheck d = { .file = files[i], .text = text };
+      _cleanup_free_ char *path = NULL, *text = NULL;
+      DocCheck d;
+
+      assert_true (asprintf (&path, "%s/%s", BWSH_SOURCE_DIR, files[i]) > 0);
+      text = unit_read_file (path);
+      d = (DocCheck) { .file = files[i], .text = text };
 
       assert_int_equal (bwsh_policy_settings_foreach (check_documented, &d), 0);
       assert_int_equal (d.missing, 0);

@@ -1098,7 +1098,7 @@ test_every_enum_setting_parses_each_name_from_its_table (void **state)
   (void) state;
   assert_int_equal (bwsh_policy_settings_foreach (check_enum_round_trip, &n), 0);
   assert_true (n.settings >= 40);
-  assert_int_equal (n.enums, 9);
+  assert_true (n.enums >= 9);
   assert_true (n.choices >= 20);
   /* The to-strings the front ends use read the same tables. */
   assert_string_equal (bwsh_net_mode_to_string (BWSH_NET_SHARED), "shared");

@@ -8,6 +8,9 @@
 #include "config.h"
 
 #include <inttypes.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -139,6 +142,67 @@ bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
     snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
 }
 
+/* ------------------------------------------------ the plan's fields */
+
+/* Why a field is not in the digest or not in explain: each reason once. */
+#define PASS_THROUGH                                                                               \
+  "the caller's pass-through variables are left out of the digest: pam_bwsh computes it before sshd " \
+  "sets SSH_TTY, and the same plan must give the same digest in bwsh"
+#define RUN_TIME "run time: an allocation or a descriptor, not what the sandbox does"
+#define DIAGNOSTIC "a diagnostic: explain shows it, it changes nothing the sandbox does"
+#define RESOLUTION_INPUT "an input of resolution: what it decides is in the mounts' verdicts"
+#define IN_MOUNTS "what it does is in the mounts (their sources, sizes and verdicts)"
+#define NOT_SHOWN "explain does not show it"
+
+#define ROW(f, kind, digest, explain, left_out)                                                   \
+  { #f, offsetof (BwshPlan, f), sizeof (((BwshPlan *) NULL)->f), BWSH_PLAN_FIELD_##kind, digest,  \
+    explain, left_out }
+
+const BwshPlanField bwsh_plan_fields[] = {
+  ROW (mounts, MOUNTS, true, "mounts", NULL),
+  ROW (n_mounts, LENGTH, true, "mounts", NULL),
+  ROW (cap_mounts, OTHER, false, NULL, RUN_TIME),
+  ROW (env, ENV, true, "environment", PASS_THROUGH),
+  ROW (n_env, LENGTH, true, "environment", NULL),
+  ROW (chdir, STRING, true, "chdir", NULL),
+  ROW (hostname, STRING, true, "hostname", NULL),
+  ROW (shell, STRING, true, "shell", NULL),
+  ROW (home, OTHER, false, "home", IN_MOUNTS " and HOME"),
+  ROW (project_dir, OTHER, false, "project_dir", IN_MOUNTS " and the working directory"),
+  ROW (project_dir_missing, OTHER, false, "project_dir_created_at_first_login", DIAGNOSTIC),
+  ROW (unshare, NAMESPACES, true, "namespaces", NULL),
+  ROW (disable_userns, BOOL, true, "namespaces", NULL),
+  ROW (network, INT, true, "network", NULL),
+  ROW (net_engine, INT, true, "network_engine", NULL),
+  ROW (record, INT, true, "record", NULL),
+  ROW (landlock, LANDLOCK, true, "landlock", NULL),
+  ROW (seccomp, INT, true, "seccomp", NULL),
+  ROW (root_tmpfs_size, U64, true, "mounts", NULL),
+  ROW (tmp_tmpfs_size, U64, true, "mounts", NULL),
+  ROW (start_dir, OTHER, false, "start_dir", "what it does is the working directory (chdir)"),
+  ROW (state, OTHER, false, "state", IN_MOUNTS),
+  ROW (rlimit_core, I64, true, "limits", NULL),
+  ROW (rlimit_nproc, I64, true, "limits", NULL),
+  ROW (rlimit_nofile, I64, true, "limits", NULL),
+  ROW (n_refused, OTHER, false, "refused", DIAGNOSTIC),
+  ROW (strict, BOOL, true, "strict", NULL),
+  ROW (max_mounts, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (rw_ceilings, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (n_rw_ceilings, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (ro_ceilings, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (n_ro_ceilings, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (protected_paths, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (n_protected, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (policy_dirs, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (n_policy_dirs, OTHER, false, NULL, RESOLUTION_INPUT "; " NOT_SHOWN),
+  ROW (shell_file, OTHER, false, NULL, DIAGNOSTIC " (the missing shell's error)"),
+  ROW (shell_line, OTHER, false, NULL, DIAGNOSTIC " (the missing shell's error)"),
+  ROW (diag, OTHER, false, "warnings", DIAGNOSTIC),
+  ROW (uid, OTHER, false, NULL, RESOLUTION_INPUT " (a persistent state directory must be the user's); " NOT_SHOWN),
+};
+
+const size_t bwsh_plan_fields_n = sizeof bwsh_plan_fields / sizeof bwsh_plan_fields[0];
+
 static void
 landlock_fields (Sha256 *s, const BwshLandlockRequest *ll)
 {
@@ -154,42 +218,80 @@ landlock_fields (Sha256 *s, const BwshLandlockRequest *ll)
     field (s, ll->tcp_bind.items[i].src);
 }
 
+typedef const char *CString;
+
+#define AT(p, f, type) ((const type *) (const void *) ((const char *) (p) + (f)->offset))
+
+static void
+plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
+{
+  char num[64];
+
+  field (s, f->name);
+  switch (f->kind)
+    {
+    case BWSH_PLAN_FIELD_STRING:
+      field (s, *AT (p, f, CString));
+      return;
+    case BWSH_PLAN_FIELD_BOOL:
+      field (s, *AT (p, f, bool) ? "1" : "0");
+      return;
+    case BWSH_PLAN_FIELD_INT:
+      snprintf (num, sizeof num, "%d", *AT (p, f, int));
+      break;
+    case BWSH_PLAN_FIELD_UNSIGNED:
+      snprintf (num, sizeof num, "%u", *AT (p, f, unsigned));
+      break;
+    case BWSH_PLAN_FIELD_U64:
+      snprintf (num, sizeof num, "%" PRIu64, *AT (p, f, uint64_t));
+      break;
+    case BWSH_PLAN_FIELD_I64:
+      snprintf (num, sizeof num, "%" PRId64, *AT (p, f, int64_t));
+      break;
+    case BWSH_PLAN_FIELD_MOUNTS:
+      for (size_t i = 0; i < p->n_mounts; i++)
+        {
+          const BwshMount *m = &p->mounts[i];
+          field (s, bwsh_mount_kind_to_string (m->kind));
+          field (s, bwsh_verdict_to_string (m->verdict));
+          field (s, m->src);
+          field (s, m->dest);
+          snprintf (num, sizeof num, "%" PRIu64, m->size);
+          field (s, num);
+        }
+      return;
+    case BWSH_PLAN_FIELD_ENV:
+      for (size_t i = 0; i < p->n_env; i++)
+        if (bwsh_env_is_session_variable (p->env[i]))
+          field (s, p->env[i]);
+      return;
+    case BWSH_PLAN_FIELD_NAMESPACES:
+      for (BwshNamespace ns = 0; ns < _BWSH_NS_MAX; ns++)
+        field (s, p->unshare[ns] ? bwsh_namespace_info (ns)->name : "-");
+      return;
+    case BWSH_PLAN_FIELD_LANDLOCK:
+      landlock_fields (s, &p->landlock);
+      return;
+    case BWSH_PLAN_FIELD_LENGTH:
+    case BWSH_PLAN_FIELD_OTHER:
+    default:
+      return;
+    }
+  field (s, num);
+}
+
+/* Each row of bwsh_plan_fields the digest covers, by its name and value. */
 void
 bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
 {
   Sha256 s;
   unsigned char out[32];
-  char num[96];
 
   sha256_init (&s);
-  field (&s, "bwsh-plan-2");
-  for (size_t i = 0; i < p->n_mounts; i++)
-    {
-      const BwshMount *m = &p->mounts[i];
-      field (&s, bwsh_mount_kind_to_string (m->kind));
-      field (&s, bwsh_verdict_to_string (m->verdict));
-      field (&s, m->src);
-      field (&s, m->dest);
-      snprintf (num, sizeof num, "%" PRIu64, m->size);
-      field (&s, num);
-    }
-  field (&s, p->shell);
-  field (&s, p->chdir);
-  field (&s, p->hostname);
-  for (BwshNamespace ns = 0; ns < _BWSH_NS_MAX; ns++)
-    field (&s, p->unshare[ns] ? bwsh_namespace_info (ns)->name : "-");
-  snprintf (num, sizeof num, "%d %d %d %d %" PRIu64 " %" PRIu64, p->disable_userns, (int) p->network,
-            (int) p->record, (int) p->seccomp, p->root_tmpfs_size, p->tmp_tmpfs_size);
-  field (&s, num);
-  snprintf (num, sizeof num, "%" PRId64 " %" PRId64 " %" PRId64 " %d", p->rlimit_core, p->rlimit_nproc,
-            p->rlimit_nofile, p->strict);
-  field (&s, num);
-  landlock_fields (&s, &p->landlock);
-  /* The variables the session sets itself; the caller's pass-through ones
-   * are left out (see bwshcore.h). */
-  for (size_t i = 0; i < p->n_env; i++)
-    if (bwsh_env_is_session_variable (p->env[i]))
-      field (&s, p->env[i]);
+  field (&s, "bwsh-plan-3");
+  for (size_t i = 0; i < bwsh_plan_fields_n; i++)
+    if (bwsh_plan_fields[i].digest)
+      plan_field (&s, p, &bwsh_plan_fields[i]);
   sha256_final (&s, out);
   for (int i = 0; i < 32; i++)
     snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);

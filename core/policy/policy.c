@@ -191,6 +191,53 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
 
 /* ----------------------------------------------------------- settings */
 
+const char *
+bwsh_enum_to_string (const BwshEnumName *names, int value)
+{
+  for (; names->name != NULL; names++)
+    if (names->value == value)
+      return names->name;
+  return "?";
+}
+
+int
+bwsh_enum_from_string (const BwshEnumName *names, const char *name, int *ret)
+{
+  for (; names->name != NULL; names++)
+    if (strcmp (names->name, name) == 0)
+      {
+        *ret = names->value;
+        return 0;
+      }
+  return -EINVAL;
+}
+
+/* An enum setting's names, in the order the docs give them, and its
+ * to-string.  Its field is written as an int by bwsh_policy_key_enum. */
+#define ENUM_NAMES(type, fn, ...)                                                     \
+  _Static_assert (sizeof (type) == sizeof (int), #type " is stored as an int");       \
+  static const BwshEnumName fn##_names[] = { __VA_ARGS__, { NULL, 0 } };              \
+  const char *bwsh_##fn##_to_string (type v)                                          \
+  {                                                                                   \
+    return bwsh_enum_to_string (fn##_names, (int) v);                                 \
+  }
+
+ENUM_NAMES (BwshRunMode, run_mode, { "tmpfs", BWSH_RUN_TMPFS }, { "host", BWSH_RUN_HOST })
+ENUM_NAMES (BwshDevMode, dev_mode, { "minimal", BWSH_DEV_MINIMAL }, { "host", BWSH_DEV_HOST })
+ENUM_NAMES (BwshNetMode, net_mode, { "private", BWSH_NET_PRIVATE }, { "none", BWSH_NET_NONE },
+            { "shared", BWSH_NET_SHARED })
+ENUM_NAMES (BwshNetEngine, net_engine, { "slirp4netns", BWSH_NET_ENGINE_SLIRP4NETNS },
+            { "pasta", BWSH_NET_ENGINE_PASTA })
+ENUM_NAMES (BwshRecordMode, record_mode, { "off", BWSH_RECORD_OFF }, { "tty", BWSH_RECORD_TTY },
+            { "required", BWSH_RECORD_REQUIRED })
+ENUM_NAMES (BwshStartDir, start_dir, { "home", BWSH_START_HOME }, { "project", BWSH_START_PROJECT })
+ENUM_NAMES (BwshStateMode, state_mode, { "tmpfs", BWSH_STATE_TMPFS }, { "persistent", BWSH_STATE_PERSISTENT },
+            { "none", BWSH_STATE_NONE })
+ENUM_NAMES (BwshUserConfigMode, user_config_mode, { "editable", BWSH_USER_CONFIG_EDITABLE },
+            { "readonly", BWSH_USER_CONFIG_READONLY }, { "off", BWSH_USER_CONFIG_OFF })
+ENUM_NAMES (BwshLandlockMode, landlock_mode, { "best_effort", BWSH_LANDLOCK_BEST_EFFORT },
+            { "required", BWSH_LANDLOCK_REQUIRED }, { "off", BWSH_LANDLOCK_OFF })
+
 static int
 key_group (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
@@ -216,7 +263,7 @@ static const Key subject_keys[] = {
 };
 
 static const Key landlock_keys[] = {
-  { "mode", bwsh_policy_key_landlock_mode, 0, 0, NULL },
+  { "mode", bwsh_policy_key_enum, OFF (landlock), OFF (landlock_mode_set), landlock_mode_names },
   { "scope_abstract_unix", bwsh_policy_key_bool, OFF (scope_abstract_unix), 0, NULL },
   { "scope_signal", bwsh_policy_key_bool, OFF (scope_signal), 0, NULL },
   { "tcp_connect", bwsh_policy_key_ports, OFF (tcp_connect), OFF (tcp_connect_set), NULL },
@@ -230,16 +277,16 @@ const Key policy_root_keys[] = {
   { "user_project_dir", bwsh_policy_key_bool, OFF (user_may_choose_project), 0, NULL },
   { "user_config", bwsh_policy_key_template, OFF (user_config), 0, NULL },
   { "user_overlay", bwsh_policy_key_bool, OFF (user_overlay_allowed), 0, NULL },
-  { "user_config_mode", bwsh_policy_key_user_config_mode, 0, 0, NULL },
-  { "run", bwsh_policy_key_run, 0, 0, NULL },
-  { "dev", bwsh_policy_key_dev, 0, 0, NULL },
-  { "network", bwsh_policy_key_network, 0, 0, NULL },
-  { "network_engine", bwsh_policy_key_network_engine, 0, 0, NULL },
-  { "record", bwsh_policy_key_record, 0, 0, NULL },
+  { "user_config_mode", bwsh_policy_key_enum, OFF (user_config_mode), 0, user_config_mode_names },
+  { "run", bwsh_policy_key_enum, OFF (run_mode), 0, run_mode_names },
+  { "dev", bwsh_policy_key_enum, OFF (dev_mode), 0, dev_mode_names },
+  { "network", bwsh_policy_key_enum, OFF (net_mode), 0, net_mode_names },
+  { "network_engine", bwsh_policy_key_enum, OFF (net_engine), 0, net_engine_names },
+  { "record", bwsh_policy_key_enum, OFF (record_mode), 0, record_mode_names },
   { "root_size", bwsh_policy_key_size, OFF (root_tmpfs_size), 0, NULL },
   { "tmp_size", bwsh_policy_key_size, OFF (tmp_tmpfs_size), 0, NULL },
-  { "start_dir", bwsh_policy_key_start_dir, 0, 0, NULL },
-  { "state", bwsh_policy_key_state, 0, 0, NULL },
+  { "start_dir", bwsh_policy_key_enum, OFF (start_dir), 0, start_dir_names },
+  { "state", bwsh_policy_key_enum, OFF (state_mode), 0, state_mode_names },
   { "state_dir", bwsh_policy_key_state_dir, OFF (state_dir), 0, NULL },
   { "rw_ceilings", bwsh_policy_key_paths, OFF (rw_ceilings), 0, NULL },
   { "ro_ceilings", bwsh_policy_key_paths, OFF (ro_ceilings), 0, NULL },
@@ -300,3 +347,28 @@ policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, con
   return 0;
 }
 
+
+static int
+settings_foreach (const Key *keys, const char *prefix, BwshSettingFn fn, void *userdata)
+{
+  for (const Key *k = keys; k->name != NULL; k++)
+    {
+      char dotted[256];
+      int r;
+
+      snprintf (dotted, sizeof dotted, "%s%s%s", prefix != NULL ? prefix : "", prefix != NULL ? "." : "", k->name);
+      if (k->fn == key_group)
+        r = settings_foreach (k->sub, dotted, fn, userdata);
+      else
+        r = fn (dotted, k->fn == bwsh_policy_key_enum ? (const BwshEnumName *) k->sub : NULL, k->off, userdata);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+int
+bwsh_policy_settings_foreach (BwshSettingFn fn, void *userdata)
+{
+  return settings_foreach (policy_root_keys, NULL, fn, userdata);
+}

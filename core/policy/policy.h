@@ -80,6 +80,17 @@ typedef enum
   BWSH_LANDLOCK_OFF,
 } BwshLandlockMode;
 
+/* One name of an enum setting and its value; a table ends with { NULL, 0 }. */
+typedef struct BwshEnumName
+{
+  const char *name;
+  int value;
+} BwshEnumName;
+
+/* The name of @value in @names, "?" for none; @value for @name, or -EINVAL. */
+const char *bwsh_enum_to_string (const BwshEnumName *names, int value);
+int bwsh_enum_from_string (const BwshEnumName *names, const char *name, int *ret);
+
 #define BWSH_RLIMIT_UNSET ((int64_t) -2)
 #define BWSH_RLIMIT_INFINITY ((int64_t) -1)
 
@@ -158,10 +169,25 @@ int bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret
 int bwsh_policy_parse_buffer (BwshPolicy *p, const char *buf, const char *filename,
                               const char *dir, const BwshIdentity *id, BwshError *err);
 
-/* The names of the enum settings (policy_names.c). */
+/* The names of the enum settings: one table each in policy.c, in the order
+ * the docs and the parser's message give them; the schema row, the parser
+ * (bwsh_policy_key_enum), these to-strings and the docs check all read it. */
+const char *bwsh_run_mode_to_string (BwshRunMode m);
+const char *bwsh_dev_mode_to_string (BwshDevMode m);
 const char *bwsh_net_mode_to_string (BwshNetMode m);
 const char *bwsh_net_engine_to_string (BwshNetEngine e);
 const char *bwsh_record_mode_to_string (BwshRecordMode m);
+const char *bwsh_start_dir_to_string (BwshStartDir d);
+const char *bwsh_state_mode_to_string (BwshStateMode m);
+const char *bwsh_user_config_mode_to_string (BwshUserConfigMode m);
+const char *bwsh_landlock_mode_to_string (BwshLandlockMode m);
+
+/* Every setting of the schema, groups flattened ("landlock.mode"); @choices
+ * is the enum setting's table ({ NULL, 0 }-terminated), NULL for the
+ * others; @offset its field in BwshPolicy.  Stops at @fn's first negative
+ * return and returns it.  For the docs check and tests. */
+typedef int (*BwshSettingFn) (const char *name, const BwshEnumName *choices, size_t offset, void *userdata);
+int bwsh_policy_settings_foreach (BwshSettingFn fn, void *userdata);
 
 /* The policy file, fixed at build time (config.h): policy_load.c. */
 const char *bwsh_policy_path (void);

@@ -71,7 +71,7 @@ struct Key
   KeyFn fn;
   size_t off;
   long long aux;   /* a minimum, or a second field's offset */
-  const Key *sub;  /* for groups */
+  const void *sub; /* a group's keys (const Key *); an enum setting's names (const BwshEnumName *) */
 };
 
 #define FIELD(p, off, type) ((type *) (void *) ((char *) (p) + (off)))
@@ -106,17 +106,8 @@ int bwsh_policy_key_bool (Ctx *c, BwshPolicy *p, const config_setting_t *s, cons
 int bwsh_policy_key_shell (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_bind_template (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_user_config_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_network_engine (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
-                                    const Key *k);
-int bwsh_policy_key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
+int bwsh_policy_key_enum (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
-int bwsh_policy_key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_size (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_lock_reason (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);
 int bwsh_policy_key_hostname (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k);

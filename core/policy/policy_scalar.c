@@ -106,29 +106,30 @@ bwsh_policy_key_bind_template (Ctx *c, BwshPolicy *p, const config_setting_t *s,
   return set_string (FIELD (p, k->off, char *), v);
 }
 
-typedef struct EnumName
+/* Every enum setting: its names are its row's table (policy.c), which
+ * also gives the to-string; the value is stored as an int (policy.c
+ * asserts the size), and k->aux, when set, is a bool field that records
+ * that the setting was written (landlock.mode). */
+int
+bwsh_policy_key_enum (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
 {
-  const char *name;
-  int value;
-} EnumName;
-
-static int
-get_enum (Ctx *c, const config_setting_t *s, const char *name, const EnumName *names, size_t n,
-          int *ret)
-{
+  const BwshEnumName *names = k->sub;
   char choices[128] = "";
-  const char *v = NULL;
+  size_t n = 0;
 
   if (config_setting_type (s) == CONFIG_TYPE_STRING)
     {
-      v = config_setting_get_string (s);
-      for (size_t i = 0; i < n; i++)
-        if (strcmp (v, names[i].name) == 0)
-          {
-            *ret = names[i].value;
-            return 0;
-          }
+      int v;
+      if (bwsh_enum_from_string (names, config_setting_get_string (s), &v) >= 0)
+        {
+          *FIELD (p, k->off, int) = v;
+          if (k->aux != 0)
+            *FIELD (p, (size_t) k->aux, bool) = true;
+          return 0;
+        }
     }
+  while (names[n].name != NULL)
+    n++;
   for (size_t i = 0; i < n; i++)
     {
       size_t len = strlen (choices);
@@ -136,138 +137,6 @@ get_enum (Ctx *c, const config_setting_t *s, const char *name, const EnumName *n
                 i == 0 ? "" : i + 1 == n ? (n == 2 ? " or " : ", or ") : ", ", names[i].name);
     }
   return policy_fail (c, s, -EINVAL, "\"%s\" must be %s", name, choices);
-}
-
-int
-bwsh_policy_key_run (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = { { "tmpfs", BWSH_RUN_TMPFS }, { "host", BWSH_RUN_HOST } };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->run_mode = (BwshRunMode) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_user_config_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
-                                  const Key *k)
-{
-  static const EnumName names[] = {
-    { "editable", BWSH_USER_CONFIG_EDITABLE },
-    { "readonly", BWSH_USER_CONFIG_READONLY },
-    { "off", BWSH_USER_CONFIG_OFF },
-  };
-  int v, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->user_config_mode = (BwshUserConfigMode) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_dev (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = { { "minimal", BWSH_DEV_MINIMAL }, { "host", BWSH_DEV_HOST } };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->dev_mode = (BwshDevMode) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_network (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = {
-    { "private", BWSH_NET_PRIVATE },
-    { "none", BWSH_NET_NONE },
-    { "shared", BWSH_NET_SHARED },
-  };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->net_mode = (BwshNetMode) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_network_engine (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = {
-    { "slirp4netns", BWSH_NET_ENGINE_SLIRP4NETNS },
-    { "pasta", BWSH_NET_ENGINE_PASTA },
-  };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->net_engine = (BwshNetEngine) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_record (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = {
-    { "off", BWSH_RECORD_OFF },
-    { "tty", BWSH_RECORD_TTY },
-    { "required", BWSH_RECORD_REQUIRED },
-  };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->record_mode = (BwshRecordMode) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_start_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = { { "home", BWSH_START_HOME }, { "project", BWSH_START_PROJECT } };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->start_dir = (BwshStartDir) v;
-  return 0;
-}
-
-int
-bwsh_policy_key_state (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name, const Key *k)
-{
-  static const EnumName names[] = {
-    { "tmpfs", BWSH_STATE_TMPFS },
-    { "persistent", BWSH_STATE_PERSISTENT },
-    { "none", BWSH_STATE_NONE },
-  };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->state_mode = (BwshStateMode) v;
-  return 0;
 }
 
 /* The places no state_dir may be are known before any user is: refuse
@@ -295,26 +164,6 @@ bwsh_policy_key_state_dir (Ctx *c, BwshPolicy *p, const config_setting_t *s, con
   if (why != NULL)
     return policy_fail (c, s, -EPERM, "\"%s\": \"%s\" %s", name, v, why);
   return set_string (FIELD (p, k->off, char *), steal_pointer (&v));
-}
-
-int
-bwsh_policy_key_landlock_mode (Ctx *c, BwshPolicy *p, const config_setting_t *s, const char *name,
-                               const Key *k)
-{
-  static const EnumName names[] = {
-    { "best_effort", BWSH_LANDLOCK_BEST_EFFORT },
-    { "required", BWSH_LANDLOCK_REQUIRED },
-    { "off", BWSH_LANDLOCK_OFF },
-  };
-  int v = 0, r;
-
-  (void) k;
-  r = get_enum (c, s, name, names, BWSH_N_ELEMENTS (names), &v);
-  if (r < 0)
-    return r;
-  p->landlock = (BwshLandlockMode) v;
-  p->landlock_mode_set = true;
-  return 0;
 }
 
 /* "123", "64K", "64M", "1G" (powers of 1024); nothing else. */

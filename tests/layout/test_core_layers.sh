@@ -33,10 +33,11 @@ rank() {
 
 # What a .c file defines with external linkage: a line that starts with a
 # name and " (" (GNU style puts the type on the line above) after a line
-# that is not "static", blank, a preprocessor line or a declaration.
+# that is not "static", blank, a preprocessor line or a declaration.  A
+# name in capitals is a macro's use (policy.c's ENUM_NAMES), not a definition.
 defs_of() {
   awk 'prev !~ /^static/ && prev !~ /;[[:space:]]*$/ && prev !~ /^[[:space:]]*$/ && prev !~ /^#/ \
-       && /^[A-Za-z_][A-Za-z0-9_]* \(/ { name = $0; sub(/ \(.*/, "", name); print name }
+       && /^[A-Za-z_][A-Za-z0-9_]* \(/ && !/^[A-Z_][A-Z0-9_]* \(/ { name = $0; sub(/ \(.*/, "", name); print name }
        { prev = $0 }' "$1"
 }
 
@@ -78,7 +79,7 @@ check() {
       next
     }
     prev !~ /^static/ && prev !~ /;[[:space:]]*$/ && prev !~ /^[[:space:]]*$/ && prev !~ /^#/ \
-      && /^[A-Za-z_][A-Za-z0-9_]* \(/ {
+      && /^[A-Za-z_][A-Za-z0-9_]* \(/ && !/^[A-Z_][A-Z0-9_]* \(/ {
       name = $0; sub(/ \(.*/, "", name)
       d = dir_of(FILENAME); l = layer_of(FILENAME); b = stem(FILENAME)
       if (!(l "/" b "/" name == "launch/seccomp_gen/main")) {

@@ -10,6 +10,7 @@
 #endif
 #include "config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -285,6 +286,212 @@ test_plan_digest_same_for_pam_and_shell_environments (void **state)
   assert_string_equal (a, b);
 }
 
+/* ------------------------------------------------ the plan's fields */
+
+/* The members of the struct "typedef struct NAME { ... } NAME;" in @text,
+ * comma-separated after a leading comma (",mounts,n_mounts,"). */
+static char *
+struct_members (const char *text, const char *name)
+{
+  _cleanup_free_ char *opening = NULL, *body = NULL;
+  const char *start, *end;
+  char *out, *save = NULL;
+  size_t len = 0;
+
+  assert_true (asprintf (&opening, "typedef struct %s\n{", name) > 0);
+  start = strstr (text, opening);
+  assert_non_null (start);
+  start += strlen (opening);
+  end = strstr (start, "\n}");
+  assert_non_null (end);
+  body = strndup (start, (size_t) (end - start));
+  assert_non_null (body);
+  /* Comments out. */
+  for (char *c = strstr (body, "/*"); c != NULL; c = strstr (c, "/*"))
+    {
+      char *e = strstr (c, "*/");
+      assert_non_null (e);
+      memset (c, ' ', (size_t) (e + 2 - c));
+    }
+  out = calloc (1, strlen (body) + 2);
+  assert_non_null (out);
+  out[len++] = ',';
+  for (char *decl = strtok_r (body, ";", &save); decl != NULL; decl = strtok_r (NULL, ";", &save))
+    {
+      char *d2 = NULL;
+      /* "TYPE a, *b, c[N]": each declarator's name is the last word before
+       * any '[' in its comma-separated part. */
+      for (char *part = strtok_r (decl, ",", &d2); part != NULL; part = strtok_r (NULL, ",", &d2))
+        {
+          char *br = strchr (part, '['), *e, *b;
+          if (br != NULL)
+            *br = '\0';
+          e = part + strlen (part);
+          while (e > part && !(isalnum ((unsigned char) e[-1]) || e[-1] == '_'))
+            e--;
+          b = e;
+          while (b > part && (isalnum ((unsigned char) b[-1]) || b[-1] == '_'))
+            b--;
+          if (b == e)
+            continue;
+          memcpy (out + len, b, (size_t) (e - b));
+          len += (size_t) (e - b);
+          out[len++] = ',';
+        }
+    }
+  out[len] = '\0';
+  return out;
+}
+
+/* The members of BwshPlan in @header_text without a row in
+ * bwsh_plan_fields; the count, each one printed. */
+static unsigned
+members_without_row (const char *header_text)
+{
+  _cleanup_free_ char *members = struct_members (header_text, "BwshPlan");
+  unsigned missing = 0, n = 0;
+  char *save = NULL;
+
+  for (char *m = strtok_r (members, ",", &save); m != NULL; m = strtok_r (NULL, ",", &save))
+    {
+      bool found = false;
+      n++;
+      for (size_t i = 0; i < bwsh_plan_fields_n; i++)
+        found = found || strcmp (bwsh_plan_fields[i].name, m) == 0;
+      if (!found)
+        {
+          print_message ("BwshPlan.%s is in neither the digest's list nor its exclusions (core/launch/digest.c)\n", m);
+          missing++;
+        }
+    }
+  assert_true (n >= 40);
+  return missing;
+}
+
+static void
+test_every_plan_field_is_listed_for_the_digest_or_excluded (void **state)
+{
+  _cleanup_free_ char *header = NULL, *planted = NULL;
+  size_t end = 0, covered = 0;
+  char *at;
+
+  (void) state;
+  header = unit_read_file (BWSH_SOURCE_DIR "/core/plan/plan.h");
+
+  assert_int_equal (members_without_row (header), 0);
+
+  /* Control: a field planted in a copy of the struct, beside a bool (where
+   * padding would hide it from a sizeof check), is caught. */
+  at = strstr (header, "  bool strict;\n");
+  assert_non_null (at);
+  assert_true (asprintf (&planted, "%.*s  bool strict, planted_flag; /* new */\n%s", (int) (at - header), header,
+                         at + strlen ("  bool strict;\n")) > 0);
+  assert_int_equal (members_without_row (planted), 1);
+
+  /* Each row is a real member, in struct order, not overlapping the one
+   * before; each is in the digest or says why not, in explain or says why
+   * not; and the rows cover every byte but padding. */
+  for (size_t i = 0; i < bwsh_plan_fields_n; i++)
+    {
+      const BwshPlanField *r = &bwsh_plan_fields[i];
+      if (r->offset < end)
+        fail_msg ("row %s overlaps the row before it or is out of order", r->name);
+      if (r->offset - end >= 8)
+        fail_msg ("%zu bytes before row %s are in no row", r->offset - end, r->name);
+      end = r->offset + r->size;
+      covered += r->size;
+      if (!r->digest && r->left_out == NULL)
+        fail_msg ("row %s: neither in the digest nor a reason", r->name);
+      if (r->explain == NULL && r->left_out == NULL)
+        fail_msg ("row %s: neither in explain nor a reason", r->name);
+      if (r->digest && r->kind == BWSH_PLAN_FIELD_OTHER)
+        fail_msg ("row %s: in the digest without a kind", r->name);
+    }
+  assert_true (end <= sizeof (BwshPlan) && sizeof (BwshPlan) - end < 8);
+  assert_true (covered <= sizeof (BwshPlan));
+}
+
+/* Each scalar row in the digest changes it when its value changes. */
+static void
+test_plan_digest_covers_each_listed_field (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p = NULL;
+  BwshError err = { 0 };
+  char base[65], other[65];
+  unsigned checked = 0;
+
+  if (bwsh_plan_build (f->id, f->pol, NULL, NULL, &p, &err) != 0)
+    fail_msg ("build: %s", err.message);
+  bwsh_plan_digest (p, base);
+  for (size_t i = 0; i < bwsh_plan_fields_n; i++)
+    {
+      const BwshPlanField *r = &bwsh_plan_fields[i];
+      unsigned char saved[16];
+      char *at = (char *) p + r->offset;
+      static const char changed[] = "changed";
+
+      if (!r->digest || r->size > sizeof saved)
+        continue;
+      memcpy (saved, at, r->size);
+      switch (r->kind)
+        {
+        case BWSH_PLAN_FIELD_STRING:
+          memcpy (at, &(const char *) { changed }, sizeof (const char *));
+          break;
+        case BWSH_PLAN_FIELD_BOOL:
+          at[0] = (char) !at[0];
+          break;
+        case BWSH_PLAN_FIELD_INT:
+        case BWSH_PLAN_FIELD_UNSIGNED:
+        case BWSH_PLAN_FIELD_U64:
+        case BWSH_PLAN_FIELD_I64:
+          at[0] = (char) (at[0] + 1);
+          break;
+        default:
+          continue;
+        }
+      bwsh_plan_digest (p, other);
+      memcpy (at, saved, r->size);
+      if (strcmp (base, other) == 0)
+        fail_msg ("changing %s does not change the digest", r->name);
+      checked++;
+    }
+  assert_true (checked >= 13);
+  bwsh_plan_digest (p, other);
+  assert_string_equal (base, other);
+  bwsh_plan_free (p);
+}
+
+/* Each row explain shows has its key in explain's JSON. */
+static void
+test_explain_json_shows_each_listed_field (void **state)
+{
+  Fx *f = *state;
+  BwshPlan *p = NULL;
+  BwshError err = { 0 };
+  BwshCommand cmd = { .has_command = true, .command = "true" };
+  _cleanup_free_ char *json = NULL;
+
+  if (bwsh_plan_build (f->id, f->pol, NULL, NULL, &p, &err) != 0)
+    fail_msg ("build: %s", err.message);
+  p->network = BWSH_NET_PRIVATE; /* network_engine is shown with a private network */
+  assert_int_equal (bwsh_explain_json (p, &cmd, NULL, &json, &err), 0);
+  for (size_t i = 0; i < bwsh_plan_fields_n; i++)
+    {
+      _cleanup_free_ char *key = NULL;
+      const char *k = bwsh_plan_fields[i].explain;
+      if (k == NULL)
+        continue;
+      if (strcmp (k, "landlock") == 0 && strstr (json, "\"landlock\"") == NULL)
+        continue; /* only where the kernel has Landlock */
+      assert_true (asprintf (&key, "\"%s\":", k) > 0);
+      if (strstr (json, key) == NULL)
+        fail_msg ("explain's JSON has no %s for BwshPlan.%s", key, bwsh_plan_fields[i].name);
+    }
+  bwsh_plan_free (p);
+}
+
 int
 main (void)
 {
@@ -295,6 +502,9 @@ main (void)
     cmocka_unit_test_setup_teardown (test_plan_digest_stable_for_equal_plans, setup, teardown),
     cmocka_unit_test_setup_teardown (test_plan_digest_changes_with_what_the_sandbox_does, setup, teardown),
     cmocka_unit_test_setup_teardown (test_plan_digest_same_for_pam_and_shell_environments, setup, teardown),
+    cmocka_unit_test (test_every_plan_field_is_listed_for_the_digest_or_excluded),
+    cmocka_unit_test_setup_teardown (test_plan_digest_covers_each_listed_field, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_explain_json_shows_each_listed_field, setup, teardown),
   };
   return cmocka_run_group_tests (tests, NULL, NULL);
 }

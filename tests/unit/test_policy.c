@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -976,6 +977,148 @@ assert_lists_equal (const BwshBindList *a, const BwshBindList *b, const char *wh
     }
 }
 
+/* ------------------------------------------- one description per setting */
+
+/* @word in @text, not as part of a longer name. */
+static bool
+has_word (const char *text, const char *word)
+{
+  size_t n = strlen (word);
+
+  for (const char *q = strstr (text, word); q != NULL; q = strstr (q + 1, word))
+    {
+      bool before = q > text && (isalnum ((unsigned char) q[-1]) || q[-1] == '_');
+      bool after = isalnum ((unsigned char) q[n]) || q[n] == '_';
+      if (!before && !after)
+        return true;
+    }
+  return false;
+}
+
+typedef struct
+{
+  const char *file;
+  const char *text;
+  unsigned missing;
+} DocCheck;
+
+/* A setting is documented when each part of its name ("landlock", "mode")
+ * and, for an enum setting, each choice written as "NAME" is in the file. */
+static int
+check_documented (const char *name, const BwshEnumName *choices, size_t offset, void *userdata)
+{
+  DocCheck *d = userdata;
+  _cleanup_free_ char *parts = strdup (name);
+  char *save = NULL;
+
+  (void) offset;
+  assert_non_null (parts);
+  for (char *w = strtok_r (parts, ".", &save); w != NULL; w = strtok_r (NULL, ".", &save))
+    if (!has_word (d->text, w))
+      {
+        print_message ("%s: setting \"%s\" is not documented (no \"%s\")\n", d->file, name, w);
+        d->missing++;
+      }
+  for (size_t i = 0; choices != NULL && choices[i].name != NULL; i++)
+    {
+      _cleanup_free_ char *quoted = NULL;
+      assert_true (asprintf (&quoted, "\"%s\"", choices[i].name) > 0);
+      if (strstr (d->text, quoted) == NULL)
+        {
+          print_message ("%s: \"%s\" = %s is not documented\n", d->file, name, quoted);
+          d->missing++;
+        }
+    }
+  return 0;
+}
+
+static void
+test_every_setting_documented_in_man_page_and_shipped_conf (void **state)
+{
+  static const char *const files[] = { "docs/man/bwsh.conf.5.scd", "conf/bwsh.conf" };
+  static const BwshEnumName planted_choices[] = { { "tmpfs", 0 }, { "planted_choice", 1 }, { NULL, 0 } };
+
+  (void) state;
+  for (size_t i = 0; i < BWSH_N_ELEMENTS (files); i++)
+    {
+      _cleanup_free_ char *path = NULL, *text = NULL;
+      DocCheck d;
+
+      assert_true (asprintf (&path, "%s/%s", BWSH_SOURCE_DIR, files[i]) > 0);
+      text = unit_read_file (path);
+      d = (DocCheck) { .file = files[i], .text = text };
+
+      assert_int_equal (bwsh_policy_settings_foreach (check_documented, &d), 0);
+      assert_int_equal (d.missing, 0);
+
+      /* Control: a planted row the docs do not name, and a planted choice of
+       * a documented setting, are each caught. */
+      assert_int_equal (check_documented ("planted_undocumented", NULL, 0, &d), 0);
+      assert_int_equal (d.missing, 1);
+      assert_int_equal (check_documented ("run", planted_choices, 0, &d), 0);
+      assert_int_equal (d.missing, 2);
+    }
+}
+
+typedef struct
+{
+  unsigned settings, enums, choices;
+} EnumCount;
+
+/* Each choice of each enum setting parses to its value, in its field, and
+ * the to-string gives the name back: the table is the parser. */
+static int
+check_enum_round_trip (const char *name, const BwshEnumName *choices, size_t offset, void *userdata)
+{
+  EnumCount *n = userdata;
+  const char *dot = strchr (name, '.');
+
+  n->settings++;
+  if (choices == NULL)
+    return 0;
+  n->enums++;
+  for (size_t i = 0; choices[i].name != NULL; i++)
+    {
+      _cleanup_policy_ BwshPolicy *p = NULL;
+      _cleanup_free_ char *conf = NULL;
+      BwshError err = { 0 };
+      int v = -1;
+
+      if (dot == NULL)
+        assert_true (asprintf (&conf, "%s = \"%s\";\n", name, choices[i].name) > 0);
+      else
+        assert_true (asprintf (&conf, "%.*s = { %s = \"%s\"; };\n", (int) (dot - name), name, dot + 1,
+                               choices[i].name) > 0);
+      assert_int_equal (bwsh_policy_new_defaults (&p), 0);
+      if (bwsh_policy_parse_buffer (p, conf, "t.conf", NULL, NULL, &err) < 0)
+        fail_msg ("%s: %s", conf, err.message);
+      memcpy (&v, (const char *) p + offset, sizeof v);
+      assert_int_equal (v, choices[i].value);
+      assert_string_equal (bwsh_enum_to_string (choices, v), choices[i].name);
+      assert_int_equal (bwsh_enum_from_string (choices, choices[i].name, &v), 0);
+      n->choices++;
+    }
+  return 0;
+}
+
+static void
+test_every_enum_setting_parses_each_name_from_its_table (void **state)
+{
+  EnumCount n = { 0 };
+
+  (void) state;
+  assert_int_equal (bwsh_policy_settings_foreach (check_enum_round_trip, &n), 0);
+  assert_true (n.settings >= 40);
+  assert_true (n.enums >= 9);
+  assert_true (n.choices >= 20);
+  /* The to-strings the front ends use read the same tables. */
+  assert_string_equal (bwsh_net_mode_to_string (BWSH_NET_SHARED), "shared");
+  assert_string_equal (bwsh_net_engine_to_string (BWSH_NET_ENGINE_SLIRP4NETNS), "slirp4netns");
+  assert_string_equal (bwsh_record_mode_to_string (BWSH_RECORD_REQUIRED), "required");
+  assert_string_equal (bwsh_landlock_mode_to_string (BWSH_LANDLOCK_BEST_EFFORT), "best_effort");
+  assert_string_equal (bwsh_record_mode_to_string ((BwshRecordMode) 99), "?");
+}
+
 static void
 test_shipped_conf_equals_builtin_defaults (void **state)
 {
@@ -1109,6 +1252,8 @@ main (void)
     cmocka_unit_test_setup_teardown (test_include_errors_keep_file_and_line, dir_setup, dir_teardown),
     cmocka_unit_test_setup_teardown (test_untrusted_include_refused, dir_setup, dir_teardown),
     cmocka_unit_test (test_shipped_conf_equals_builtin_defaults),
+    cmocka_unit_test (test_every_setting_documented_in_man_page_and_shipped_conf),
+    cmocka_unit_test (test_every_enum_setting_parses_each_name_from_its_table),
     cmocka_unit_test (test_shipped_match_example_is_valid),
   };
 

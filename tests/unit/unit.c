@@ -180,3 +180,24 @@ unit_plan_fx_subst (const UnitPlanFx *f, const char *tmpl)
   *o = '\0';
   return out;
 }
+
+char *
+unit_read_file (const char *path)
+{
+  char *text;
+  FILE *f;
+  long n;
+
+  f = fopen (path, "re");
+  if (f == NULL)
+    fail_msg ("%s: %s", path, strerror (errno));
+  assert_int_equal (fseek (f, 0, SEEK_END), 0);
+  n = ftell (f);
+  assert_true (n >= 0);
+  rewind (f);
+  text = calloc (1, (size_t) n + 1);
+  assert_non_null (text);
+  assert_int_equal (fread (text, 1, (size_t) n, f), (size_t) n);
+  fclose (f);
+  return text;
+}

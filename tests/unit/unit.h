@@ -18,6 +18,10 @@ int unit_rm_rf (const char *path);
 /* mkdir -p for an absolute @path, mode 0755: 0 or -errno. */
 int unit_mkdirs (const char *path);
 
+/* The whole of the file @path, NUL-terminated; fails the test when it
+ * cannot be read.  Free it. */
+char *unit_read_file (const char *path);
+
 /* A BwshIdentity for the calling uid with @home and @shell, as bwsh would
  * get from NSS; NULL when out of memory. */
 BwshIdentity *unit_identity (const char *home, const char *shell);

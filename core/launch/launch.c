@@ -119,6 +119,8 @@ bwsh_exec_plan (const BwshPlan *p, const BwshCommand *cmd, const char *bwrap_pat
     goto out;
 
   r = bwsh_render_options (p, BWSH_RENDER_FDS, seccomp_fd, &opts);
+  if (r >= 0)
+    r = bwsh_render_transfer_options (p, cmd, &opts);
   if (r >= 0 && net.pid > 0)
     /* The helper learns the sandbox's pid here, and releases it here once
      * its network is up (helpers/bwsh-netns.c). */

@@ -127,14 +127,6 @@ bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, Bws
       if ((r = render_mount (&p->mounts[i], mode, &a)) < 0)
         goto fail;
     }
-  /* With state = "tmpfs" nothing written at the home's top would outlive
-   * the session: it fails with EROFS instead of vanishing at logout (issue
-   * 38).  After every mount, whose mount points bwrap makes in that tmpfs;
-   * only this mount: the project, the state's directories (home.c) and the
-   * other binds beneath keep their own flags. */
-  if (bwsh_plan_home_read_only (p) && (r = add2 (&a, "--remount-ro", p->home)) < 0)
-    goto fail;
-
   if (p->chdir != NULL && (r = add2 (&a, "--chdir", p->chdir)) < 0)
     goto fail;
   if (seccomp_fd >= 0)
@@ -167,6 +159,21 @@ bwsh_plan_home_read_only (const BwshPlan *p)
 }
 
 int
+bwsh_render_transfer_options (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *opts)
+{
+  /* With state = "tmpfs" nothing a file transfer writes at the home's top
+   * would outlive the session: it fails with EROFS instead, which scp -O,
+   * rsync and sftp report on the client (issue 38).  Only this mount, after
+   * every other: the project and the binds beneath keep their own flags.
+   * An interactive session keeps a writable top, where programs that
+   * replace their files by a rename in the home (vim's ~/.viminfo, less's
+   * ~/.lesshst) keep working; the login notice says what is kept. */
+  if (!bwsh_plan_home_read_only (p) || !bwsh_command_is_file_transfer (cmd))
+    return 0;
+  return add2 (opts, "--remount-ro", p->home);
+}
+
+int
 bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, char **ret)
 {
   const char *c, *rest;
@@ -178,8 +185,7 @@ bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, c
     {
       if (!interactive)
         return 0;
-      rest = "keeps your work: the rest of the home is read-only in this session, and what programs keep in "
-             "~/.cache, ~/.config and ~/.local is gone at logout";
+      rest = "keeps your work: what you save elsewhere in the home is gone at logout";
     }
   else
     {
@@ -188,7 +194,7 @@ bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, c
       c = cmd->command + strspn (cmd->command, " \t");
       if (!bwsh_command_is_file_transfer (cmd) || strncmp (c, "git-", 4) == 0)
         return 0;
-      rest = "keeps files: the rest of the home is read-only in this session, and a file sent there fails "
+      rest = "keeps files: the rest of the home is read-only for a transfer, and a file sent there fails "
              "(\"Read-only file system\")";
     }
   return asprintf (ret, "only %s %s", p->project_dir, rest) < 0 ? -ENOMEM : 0;

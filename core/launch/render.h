@@ -54,6 +54,9 @@ int bwsh_render_command (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *re
  * project, the policy's binds and the state's directories beneath stay
  * writable. */
 bool bwsh_plan_home_read_only (const BwshPlan *p);
+/* --remount-ro of the home for a file transfer when the home is the
+ * session's tmpfs state (appended after every mount option). */
+int bwsh_render_transfer_options (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *opts);
 
 /* The one line that says where work is kept, in *ret (NULL: none): at an
  * interactive login (@interactive: a terminal), and before scp, sftp and

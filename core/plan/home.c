@@ -29,19 +29,12 @@
 
 /* Entries of $HOME that hold a program's own state, written by programs
  * whether or not they honour XDG_*_HOME: inside, the session's state
- * (tmpfs or state_dir) provides them, never the real home, read-only.
- * With state = "tmpfs" the home's top is read-only (bwsh_render_options():
- * a file written there would be gone at logout, so it fails instead), and
- * each directory here is a writable tmpfs of its own beneath it; the files
- * are not writable then.  The one list of them. */
-static const struct
-{
-  const char *name;
-  bool dir;
-} state_names[] = {
-  { ".bash_history", false },   { ".cache", true },     { ".config", true },      { ".gitconfig", false },
-  { ".lesshst", false },        { ".local", true },     { ".python_history", false }, { ".viminfo", false },
-  { ".wget-hsts", false },      { ".npm", true },       { ".cargo", true },       { ".selected_editor", false },
+ * (tmpfs or state_dir) provides them, never the real home, read-only.  The
+ * home's top stays writable for them in a session; a file transfer gets it
+ * read-only (bwsh_render_transfer_options()).  The one list of them. */
+static const char *const state_names[] = {
+  ".bash_history", ".cache", ".config",  ".gitconfig", ".lesshst",        ".local",
+  ".python_history", ".viminfo", ".wget-hsts", ".npm", ".cargo",       ".selected_editor",
 };
 
 int
@@ -167,49 +160,7 @@ is_state_name (const Ctx *c, const char *path)
   for (size_t i = 0; i < c->rules.n_protected; i++)
     if (strcmp (path, c->rules.protected_paths[i]) == 0 && !c->protected_state_owned[i])
       return false;
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_names); i++)
-    if (strcmp (name, state_names[i].name) == 0)
-      return true;
-  return false;
-}
-
-static size_t
-n_state_dirs (void)
-{
-  size_t n = 0;
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_names); i++)
-    n += state_names[i].dir;
-  return n;
-}
-
-/* state = "tmpfs": each directory of state_names a writable tmpfs of its
- * own, so that it stays writable under the read-only top of the home.  Not
- * when resolve falls back to a tmpfs for a state_dir it cannot use: that
- * home stays writable, and says it is gone at logout. */
-static int
-add_state_dirs (Ctx *c, const char *home)
-{
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (state_names); i++)
-    {
-      _cleanup_free_ char *path = NULL;
-      ssize_t idx;
-      int r;
-
-      if (!state_names[i].dir)
-        continue;
-      if (asprintf (&path, "%s/%s", home, state_names[i].name) < 0)
-        return -ENOMEM;
-      if (!is_state_name (c, path))
-        continue;
-      if ((idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, path, &plan_default_source)) < 0)
-        return (int) idx;
-      c->p->mounts[idx].size = c->pol->tmp_tmpfs_size;
-      r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
-                      "state = \"tmpfs\": a program's own state, writable under the read-only home, gone at logout");
-      if (r < 0)
-        return r;
-    }
-  return 0;
+  return plan_str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
 }
 
 static int
@@ -397,7 +348,7 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
       c->home_listed = r > 0;
       r = 0;
       /* Every entry is a bind, and bwrap's cost grows with each one. */
-      if (c->p->n_mounts + n_names + 2 + n_state_dirs () > pol->max_mounts)
+      if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
         {
           r = bwsh_diag_add (&c->p->diag,
                              "%s: more entries than max_mounts lets bwsh bind one by one; "
@@ -436,9 +387,7 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
         }
       c->p->mounts[idx].size = pol->tmp_tmpfs_size;
       r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
-                      "state = \"tmpfs\": the session's own state, read-only at its top, gone at logout");
-      if (r >= 0)
-        r = add_state_dirs (c, home);
+                           "state = \"tmpfs\": the session's own state, gone at logout (read-only for a file transfer)");
       c->p->home_read_only = true;
     }
   if (r < 0)

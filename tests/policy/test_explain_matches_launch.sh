@@ -262,27 +262,35 @@ row network_none 'network = "none";' "" "--unshare-net" ""
 # A non-ASCII environment: UTF-8 values pass through unchanged.
 row non_ascii_environment 'env_allow = [ "BWREC_*" ];' "" "BWREC_UTF${NL}héllo ✓ ü" "" "BWREC_UTF=héllo ✓ ü"
 
+# TERM is a terminal name or "dumb" (#36): an allow-listed variable of the
+# policy's carries the bytes that are not UTF-8 instead.
 it_check "a value that is not UTF-8: explain --json carries it escaped and lists where"
-set_policy ''
+set_policy 'env_allow = [ "BWREC_*" ];'
 set_overlay ''
-run_explain env -i "TERM=x"$'\xff'"y" LANG=C.UTF-8
+run_explain env -i "BWREC_RAW=x"$'\xff'"y" LANG=C.UTF-8
 it_assert_rc 0
-it_assert_eq 'x\xffy' "$(explain_json 'd["environment"]["TERM"]')" "TERM in explain --json"
-it_assert_eq True "$(explain_json '"/environment/TERM" in d["escaped"]')" "/environment/TERM listed in escaped"
+it_assert_eq 'x\xffy' "$(explain_json 'd["environment"]["BWREC_RAW"]')" "BWREC_RAW in explain --json"
+it_assert_eq True "$(explain_json '"/environment/BWREC_RAW" in d["escaped"]')" "/environment/BWREC_RAW listed in escaped"
 it_assert_eq True "$(explain_json 'any(d["argv"][int(p.split("/")[2])] == "x\\xffy" for p in d["escaped"] if p.startswith("/argv/"))')" \
-  "TERM's argv element listed in escaped"
+  "BWREC_RAW's argv element listed in escaped"
 it_check "... and the text explanation shows it escaped"
 IT_RC=0
-env -i "TERM=x"$'\xff'"y" "$RCTL" explain "$IT_USER" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+env -i "BWREC_RAW=x"$'\xff'"y" "$RCTL" explain "$IT_USER" >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
 it_collect
 it_assert_rc 0
-it_assert_out_has 'TERM=x\xffy'
+it_assert_out_has 'BWREC_RAW=x\xffy'
 
 it_check "a long value that is not UTF-8: carried whole, not cut"
 long=$(printf '\xff%.0s' $(seq 300))
-run_explain env -i "TERM=$long" LANG=C.UTF-8
+run_explain env -i "BWREC_RAW=$long" LANG=C.UTF-8
 it_assert_rc 0
-it_assert_eq "$(printf '\\xff%.0s' $(seq 300))" "$(explain_json 'd["environment"]["TERM"]')" "a long TERM in explain --json"
+it_assert_eq "$(printf '\\xff%.0s' $(seq 300))" "$(explain_json 'd["environment"]["BWREC_RAW"]')" "a long BWREC_RAW in explain --json"
+
+it_check "a TERM that is not a terminal name: explain shows the session's \"dumb\" (#36)"
+run_explain env -i "TERM=x"$'\xff'"y" LANG=C.UTF-8
+it_assert_rc 0
+it_assert_eq dumb "$(explain_json 'd["environment"]["TERM"]')" "TERM in explain --json"
+set_policy ''
 
 # A first login: no ~/project yet.  Explain creates nothing and says what
 # the session will create; then bwsh creates it, and the argv is the same.

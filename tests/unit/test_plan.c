@@ -2213,21 +2213,12 @@ test_home_entries_read_only_over_tmpfs_state (void **state)
     }
   m = must (find_h (f, p, "@H/link", BWSH_MOUNT_SYMLINK));
   assert_string_equal (m->src, "/etc/hostname");
-  /* a FIFO is no bind source; the state provides the names of programs'
-   * state: its directories as writable tmpfs mounts of their own under the
-   * read-only top of the home (issue 38), its files not at all */
+  /* a FIFO is no bind source; the state provides the names of programs' state */
   assert_null (find_h (f, p, "@H/fifo", -1));
+  assert_null (find_h (f, p, "@H/.cache", -1));
   assert_null (find_h (f, p, "@H/.bash_history", -1));
   assert_null (find_h (f, p, "@H/.gitconfig", -1));
-  for (size_t i = 0; i < 3; i++)
-    {
-      const char *const dirs[] = { "@H/.cache", "@H/.config", "@H/.local" };
-      m = must (find_h (f, p, dirs[i], BWSH_MOUNT_TMPFS));
-      assert_false (m->state);
-      assert_int_equal (m->size, f->pol->tmp_tmpfs_size);
-      assert_null (find_h (f, p, dirs[i], BWSH_MOUNT_RO_BIND));
-      assert_true (index_of (p, find (p, f->home, BWSH_MOUNT_TMPFS)) < index_of (p, m));
-    }
+  assert_null (find_h (f, p, "@H/.config", -1));
   /* a protected path below a state name is the real one, read-only */
   m = must (find_h (f, p, "@H/.config/systemd", BWSH_MOUNT_RO_BIND));
   assert_int_equal (m->verdict, BWSH_VERDICT_ACCEPTED);

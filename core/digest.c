@@ -179,6 +179,9 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
   snprintf (num, sizeof num, "%d %d %d %d %" PRIu64 " %" PRIu64, p->disable_userns, (int) p->network,
             (int) p->record, (int) p->seccomp, p->root_tmpfs_size, p->tmp_tmpfs_size);
   field (&s, num);
+  /* The engine, by name: which program carries a private network's
+   * traffic is the plan's (#33). */
+  field (&s, bwsh_net_engine_to_string (p->net_engine));
   snprintf (num, sizeof num, "%" PRId64 " %" PRId64 " %" PRId64 " %d", p->rlimit_core, p->rlimit_nproc,
             p->rlimit_nofile, p->strict);
   field (&s, num);

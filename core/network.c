@@ -2,7 +2,7 @@
 /*
  * network = "private" (#14): the sandbox's own network namespace, given a
  * link to the outside world by its engine, slirp4netns (the default since
- * #27) or pasta (Debian package passt), through the helper program
+ * #33; pasta, Debian package passt, is refused), through the helper program
  * bwsh-netns (helpers/bwsh-netns.c, installed under libexec).
  * This file only checks what the helper needs, builds its command line and
  * pasta's, and spawns it; the helper is the process that waits, kills and
@@ -192,6 +192,15 @@ bwsh_net_helper_start (const char *helper_path, BwshNetEngine engine, BwshNetHel
   pid_t pid;
   int r;
 
+  /* The helper checks every destination the engine names against the
+   * host's routing (helpers/engine_watch.c), reading it from the engine's
+   * memory; pasta makes itself undumpable, so no unprivileged helper can,
+   * and a host address would stay within reach (#33). */
+  if (engine == BWSH_NET_ENGINE_PASTA)
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0,
+                           "network: network_engine = \"pasta\" is refused: bwsh cannot check the connections it "
+                           "makes on the host, so the host's own addresses would be within reach; set "
+                           "network_engine = \"slirp4netns\"");
   if (access (engine_path, X_OK) < 0)
     {
       r = -errno;

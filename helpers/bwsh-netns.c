@@ -63,12 +63,15 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "engine_watch.h"
 #include "netns_guard.h"
 
 /* How long pasta may take to configure the namespace before the session is
@@ -89,10 +92,12 @@ typedef struct
   int sandbox_pidfd; /* pid 1 of the sandbox, once known */
   pid_t sandbox_pid;
   pid_t engine_pid;
+  pid_t parent_pid; /* bwsh's, in the journal's lines */
   int netns_fd;  /* the sandbox's network namespace, once checked */
   int userns_fd; /* the user namespace that owns it */
   HostGuard guard;
-  int engine_err_fd; /* slirp4netns's stderr: shown if it fails, else dropped */
+  EngineWatch watch;
+  int engine_err_fd; /* slirp4netns's stderr: to the journal if it fails, else dropped */
   const char *engine_path;
   BwshNetEngine engine;
   const char *name; /* the engine's, in messages */
@@ -299,7 +304,7 @@ confine_slirp4netns (void)
  * @ready_fd once the namespace is configured, and what it says on stderr
  * (a line per start) to @err_fd, for the helper to show only if it fails. */
 static _Noreturn void
-exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
+exec_slirp4netns (const Helper *h, int ready_fd, int err_fd, int sync_fd)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
@@ -317,6 +322,22 @@ exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
       report ("network: cannot confine slirp4netns with Landlock: %s", strerror (-r));
       _exit (127);
     }
+  /* Its calls that name a destination wait for the helper's word from
+   * here on (engine_watch.c): the helper takes the listener, then lets it
+   * go on.  write() and read(), not sendmsg(), which would wait for a
+   * listener nobody holds yet. */
+  r = engine_watch_install ();
+  if (r < 0)
+    {
+      report ("network: cannot watch slirp4netns's connections with seccomp: %s", strerror (-r));
+      _exit (127);
+    }
+  {
+    char ack;
+
+    if (write (sync_fd, &r, sizeof r) != sizeof r || read (sync_fd, &ack, 1) != 1)
+      _exit (127);
+  }
   if (dup2 (err_fd, STDERR_FILENO) < 0)
     _exit (127);
   execve (h->engine_path, argv.v, empty_env);
@@ -325,7 +346,8 @@ exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
 }
 
 static _Noreturn void
-exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready, int ready_fd, int err_fd)
+exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready, int ready_fd, int err_fd,
+             int sync_fd)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
@@ -344,7 +366,7 @@ exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
   if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
-    exec_slirp4netns (h, ready_fd, err_fd);
+    exec_slirp4netns (h, ready_fd, err_fd, sync_fd);
   /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
    * it starts, before it opens the namespaces, so no /proc/self/fd/N can
    * name them.  The network namespace is named through the sandbox's pid 1,
@@ -392,9 +414,11 @@ remove_ready (const char *dir, const char *fifo)
   (void) rmdir (dir);
 }
 
-/* What slirp4netns wrote on stderr: shown (@show, it failed; at most a few
- * lines) or dropped (it is up, and its "sent tapfd=5 for tap0" is nobody's
- * business).  Its own pipe, so it never writes into the session. */
+/* What slirp4netns wrote on stderr: to the journal (@show, it failed; at
+ * most a few lines), named by the session's bwsh pid (its "sandbox
+ * started" event has it), or dropped (it is up, and its "sent tapfd=5 for
+ * tap0" is nobody's business).  Its own pipe, so it never writes into the
+ * session: the user sees bwsh's own message only. */
 static void
 drain_engine_err (Helper *h, bool show)
 {
@@ -425,8 +449,28 @@ drain_engine_err (Helper *h, bool show)
       if (*nl != '\0')
         *nl++ = '\0';
       if (*line != '\0' && strncmp (line, "sent tapfd=", 11) != 0 && strncmp (line, "received tapfd=", 15) != 0)
-        report ("network: %s: %s", h->name, line);
+        syslog (LOG_AUTHPRIV | LOG_WARNING, "%s of the session of bwsh[%d]: %s", h->name, (int) h->parent_pid,
+                line);
     }
+}
+
+/* The engine's listener is readable: a call of its waits for the word.
+ * Hung up: the engine and its children are gone (its pidfd says so too). */
+static int
+engine_watch_serve (Helper *h, short revents)
+{
+  int r;
+
+  if ((revents & POLLIN) == 0)
+    {
+      close (h->watch.notify_fd);
+      h->watch.notify_fd = -1;
+      return 0;
+    }
+  r = engine_watch_answer (&h->watch);
+  if (r < 0)
+    report ("network: cannot answer %s's connection: %s", h->name, strerror (-r));
+  return r;
 }
 
 static bool
@@ -443,7 +487,7 @@ start_engine (Helper *h)
 {
   unsigned long long pid = 0, netns_id = 0;
   char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
-  int ready_fd, ready_wfd = -1, err_wfd = -1;
+  int ready_fd, ready_wfd = -1, err_wfd = -1, sync[2] = { -1, -1 };
   struct stat st;
   pid_t helper_pid = getpid ();
   long deadline;
@@ -514,6 +558,12 @@ start_engine (Helper *h)
       ready_wfd = p[1];
       h->engine_err_fd = e[0];
       err_wfd = e[1];
+      if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+        {
+          r = -errno;
+          report ("network: cannot make a socket pair: %s", strerror (-r));
+          return r;
+        }
     }
   /* pasta tells it is up by writing its pid "file": a FIFO in a private
    * directory, removed as soon as pasta is up or gone.  Not a pipe handed
@@ -550,12 +600,40 @@ start_engine (Helper *h)
       return r;
     }
   if (h->engine_pid == 0)
-    exec_engine (h, helper_pid, h->userns_fd, ready_path, ready_wfd, err_wfd);
+    exec_engine (h, helper_pid, h->userns_fd, ready_path, ready_wfd, err_wfd, sync[1]);
   if (ready_wfd >= 0)
     close (ready_wfd); /* the engine's now: its end of file is its exit */
   if (err_wfd >= 0)
     close (err_wfd);
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
+  if (sync[0] >= 0)
+    {
+      int child_fd = -1;
+
+      close (sync[1]);
+      /* The child's seccomp listener, before it execs slirp4netns: nothing
+       * of the engine runs unwatched.  A child that could not install it
+       * said why and exits: end of file here. */
+      if (read (sync[0], &child_fd, sizeof child_fd) != sizeof child_fd)
+        r = -ECHILD;
+      else if ((r = engine_watch_open (&h->watch, engine_pidfd, child_fd)) < 0)
+        report ("network: cannot watch %s's connections: %s", h->name, strerror (-r));
+      else if (write (sync[0], "1", 1) != 1)
+        r = -errno;
+      close (sync[0]);
+      if (r < 0)
+        {
+          close (ready_fd);
+          if (engine_pidfd >= 0)
+            close (engine_pidfd);
+          drain_engine_err (h, true);
+          while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
+            ;
+          h->engine_pid = 0;
+          report ("network: %s could not configure the sandbox's network", h->name);
+          return -ENETDOWN;
+        }
+    }
 
   /* pasta writes its pid once the namespace is configured; its exit first
    * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
@@ -563,7 +641,9 @@ start_engine (Helper *h)
   deadline = now_ms () + ENGINE_READY_TIMEOUT_MS;
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = engine_pidfd, .events = POLLIN } };
+      struct pollfd pfd[3] = { { .fd = ready_fd, .events = POLLIN },
+                               { .fd = engine_pidfd, .events = POLLIN },
+                               { .fd = h->watch.notify_fd, .events = POLLIN } };
       long left = deadline - now_ms ();
       ssize_t n;
 
@@ -584,10 +664,15 @@ start_engine (Helper *h)
                   ENGINE_READY_TIMEOUT_MS / 1000);
           return -ETIMEDOUT;
         }
-      r = poll (pfd, engine_pidfd >= 0 ? 2 : 1, (int) (engine_pidfd < 0 && left > 50 ? 50 : left));
+      if (engine_pidfd < 0)
+        pfd[1].fd = -1;
+      r = poll (pfd, 3, (int) (engine_pidfd < 0 && left > 50 ? 50 : left));
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)
+        break;
+      /* slirp4netns's own child hands it the tap device with sendmsg(). */
+      if (pfd[2].revents != 0 && engine_watch_serve (h, pfd[2].revents) < 0)
         break;
       if (pfd[0].revents != 0)
         {
@@ -674,12 +759,13 @@ run (Helper *h)
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
   for (;;)
     {
-      struct pollfd pfd[4] = { { .fd = h->parent_pidfd, .events = POLLIN },
+      struct pollfd pfd[5] = { { .fd = h->parent_pidfd, .events = POLLIN },
                                { .fd = engine_pidfd, .events = POLLIN },
                                { .fd = h->guard.host_fd, .events = POLLIN },
-                               { .fd = h->engine_err_fd, .events = POLLIN } };
+                               { .fd = h->engine_err_fd, .events = POLLIN },
+                               { .fd = h->watch.notify_fd, .events = POLLIN } };
 
-      if (engine_pidfd < 0 || poll (pfd, 4, -1) < 0)
+      if (engine_pidfd < 0 || poll (pfd, 5, -1) < 0)
         {
           if (engine_pidfd >= 0 && errno == EINTR)
             continue;
@@ -693,6 +779,16 @@ run (Helper *h)
         }
       if (pfd[1].revents != 0)
         break;
+      /* A call of the engine's that a listener that stopped working would
+       * leave waiting for ever: the session ends instead. */
+      if (pfd[4].revents != 0 && engine_watch_serve (h, pfd[4].revents) < 0)
+        {
+          kill_sandbox (h);
+          kill (h->engine_pid, SIGKILL);
+          (void) waitpid (h->engine_pid, &status, 0);
+          report ("network: ending the session");
+          return 1;
+        }
       if (pfd[3].revents != 0)
         drain_engine_err (h, false);
       /* The host gained an address: out of reach before anything else.
@@ -745,7 +841,7 @@ int
 main (int argc, char **argv)
 {
   Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1, .netns_fd = -1,
-               .userns_fd = -1, .guard = HOST_GUARD_INIT, .engine_err_fd = -1 };
+               .userns_fd = -1, .guard = HOST_GUARD_INIT, .watch = ENGINE_WATCH_INIT, .engine_err_fd = -1 };
   long parent = 0, info = -1, block = -1;
   int devnull;
 
@@ -776,6 +872,8 @@ main (int argc, char **argv)
   if (h.engine_path == NULL || parent <= 1 || info < 3 || block < 3 || info == block)
     return usage ();
   h.name = bwsh_net_engine_to_string (h.engine);
+  h.parent_pid = (pid_t) parent;
+  openlog ("bwsh-netns", LOG_PID, LOG_AUTHPRIV);
   h.info_fd = (int) info;
   h.block_fd = (int) block;
 

@@ -56,7 +56,7 @@ nt_restore_policy()
 # `network = MODE; SETTINGS`, and `network_engine = NT_ENGINE` when the
 # test runs for an engine other than the default (pasta): the CTest
 # entries network.slirp4netns.* do.
-NT_ENGINE=${NT_ENGINE:-pasta}
+NT_ENGINE=${NT_ENGINE:-slirp4netns}
 nt_mode()
 {
   local engine=""

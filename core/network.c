@@ -198,7 +198,7 @@ bwsh_net_helper_start (const char *helper_path, BwshNetEngine engine, BwshNetHel
    * and a host address would stay within reach (#33). */
   if (engine == BWSH_NET_ENGINE_PASTA)
     return bwsh_error_set (err, -EPERM, NULL, 0, 0,
-                           "network: network_engine = \"pasta\" is refused: bwsh cannot check the connections it "
+                           "network_engine = \"pasta\" is refused: bwsh cannot check the connections it "
                            "makes on the host, so the host's own addresses would be within reach; set "
                            "network_engine = \"slirp4netns\"");
   if (access (engine_path, X_OK) < 0)

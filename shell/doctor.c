@@ -1021,8 +1021,8 @@ net_probe_child (void *data)
 }
 
 /* Why the probe failed, in one line: the engine's last word before the
- * helper's own "bwsh: network: ..." (pasta may open with a syslog
- * complaint), or the first line. */
+ * helper's own "bwsh: network: ..." (an engine's own words go to the
+ * journal since #33; kept for a helper that prints any), or the first line. */
 static char *
 probe_reason (const CmdResult *res)
 {
@@ -1091,10 +1091,11 @@ probe_network (Doctor *d, BwshNetEngine engine, const char *path)
   if (cmd_succeeded (&res))
     {
       finding (d, LEVEL_OK, NULL,
-               "network: private, egress through %s, which configured a sandbox's network for %s as it does at "
-               "a login; blocks the host's loopback services, its other addresses, its gateway mapping, its "
-               "abstract unix sockets and its socket tables; connections to other hosts are not filtered",
-               path, who);
+               "network: private, egress through %s (%s), which configured a sandbox's network for %s as it "
+               "does at a login, confined and watched; blocks the host's loopback services, every address of "
+               "its interfaces, link-local ones included, its gateway mapping, its abstract unix sockets and its "
+               "socket tables; connections to other hosts are not filtered",
+               name, path, who);
       cmd_result_clear (&res);
       return;
     }

@@ -57,33 +57,6 @@ bwsh_netns_helper_path (void)
 }
 
 int
-bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
-                     BwshArgv *ret)
-{
-  /* -t/-u none: no host port forwarded into the sandbox; -T/-U none: no
-   * port of the host's loopback forwarded out of it (pasta's default, "auto",
-   * would do both).  --no-map-gw: the gateway address is the real gateway,
-   * not a way back to the host's loopback.  --foreground keeps pasta the
-   * helper's child, so that PR_SET_PDEATHSIG holds; --pid is how it learns
-   * pasta is up. */
-  const char *const argv[] = {
-    pasta_path, "--quiet", "--foreground", "--config-net", "--no-map-gw",
-    "-t", "none", "-u", "none", "-T", "none", "-U", "none",
-    "--netns", netns, "--pid", ready,
-  };
-  int r;
-
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
-    if ((r = bwsh_argv_add (ret, argv[i])) < 0)
-      return r;
-  /* No --userns: pasta stays in the user namespace it was started in. */
-  if (userns != NULL && userns[0] != '\0'
-      && ((r = bwsh_argv_add (ret, "--userns")) < 0 || (r = bwsh_argv_add (ret, userns)) < 0))
-    return r;
-  return 0;
-}
-
-int
 bwsh_net_slirp4netns_argv (const char *path, const char *netns, const char *userns, int ready_fd, BwshArgv *ret)
 {
   /* --configure: tap0 at 10.0.2.100/24, the default route through

@@ -787,11 +787,11 @@ case_ipv4_only_host_session_stderr_empty()
   it_assert_eq "" "$IT_ERR" "the session's stderr"
 }
 
-# #33: root's sessions start every time.  pasta refused 20 of 30: started
-# as root it drops its capabilities, and bwrap's child is not dumpable
-# during its setup, so /proc/PID/ns/net was EACCES to it until that ended.
-# slirp4netns joins the namespace through the helper's descriptor.  100 in
-# a row on the host, 10 in the fresh roots and the sanitizer build.
+# #33: root's sessions start every time.  With pasta, 20 of 30 were
+# refused (its open of /proc/PID/ns/net, capabilities dropped, failed with
+# EACCES during bwrap's setup); pasta is refused now, and slirp4netns joins
+# the namespace through the helper's descriptor.  100 in a row on the host,
+# 10 in the fresh roots and the sanitizer build.
 case_root_sessions_start_every_time()
 {
   local n=${NT_ROOT_LOOPS:-100} i refused=0 first=""

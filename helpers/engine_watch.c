@@ -55,6 +55,8 @@
 int
 engine_watch_install (void)
 {
+  /* Spelt out: clang's -Wmissing-field-initializers fires on SCMP_A4(). */
+  const struct scmp_arg_cmp has_dest = { .arg = 4, .op = SCMP_CMP_NE, .datum_a = 0, .datum_b = 0 };
   scmp_filter_ctx ctx = seccomp_init (SCMP_ACT_ALLOW);
   int r, fd;
 
@@ -63,7 +65,7 @@ engine_watch_install (void)
   /* send()/sendto() without an address goes on a connected socket, whose
    * connect() was checked: it need not wait (TCP's every segment). */
   if ((r = seccomp_rule_add (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (connect), 0)) < 0
-      || (r = seccomp_rule_add (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (sendto), 1, SCMP_A4 (SCMP_CMP_NE, 0))) < 0
+      || (r = seccomp_rule_add_array (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (sendto), 1, &has_dest)) < 0
       || (r = seccomp_rule_add (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (sendmsg), 0)) < 0
       || (r = seccomp_rule_add (ctx, SCMP_ACT_NOTIFY, SCMP_SYS (sendmmsg), 0)) < 0
       /* io_uring's connect and sendmsg would pass no filter at all. */
@@ -146,6 +148,7 @@ judge (EngineWatch *w, const struct sockaddr_storage *sa, size_t len)
       {
         const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *) sa;
         struct in_addr v4;
+        uint32_t oif = 0;
 
         /* 24 bytes (RFC 2133, no scope id) is what the kernel takes at least. */
         if (len < offsetof (struct sockaddr_in6, sin6_scope_id))
@@ -157,7 +160,15 @@ judge (EngineWatch *w, const struct sockaddr_storage *sa, size_t len)
           }
         if (IN6_IS_ADDR_UNSPECIFIED (&in6->sin6_addr))
           return -EACCES;
-        return judge_route (w, AF_INET6, &in6->sin6_addr, len >= sizeof *in6 ? in6->sin6_scope_id : 0);
+        /* The kernel takes the scope id as the interface only where the
+         * address needs one (__ipv6_addr_needs_scope_id()); elsewhere it is
+         * ignored, and so here: a strict lookup on the engine's say-so
+         * would answer for a route the connection does not take. */
+        if (len >= sizeof *in6
+            && (IN6_IS_ADDR_LINKLOCAL (&in6->sin6_addr) || IN6_IS_ADDR_MC_LINKLOCAL (&in6->sin6_addr)
+                || IN6_IS_ADDR_MC_NODELOCAL (&in6->sin6_addr)))
+          oif = in6->sin6_scope_id;
+        return judge_route (w, AF_INET6, &in6->sin6_addr, oif);
       }
     default: /* a unix socket by path, and every other family */
       return -EACCES;

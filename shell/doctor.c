@@ -1133,7 +1133,12 @@ check_network (Doctor *d)
 
         snprintf (fix, sizeof fix, "install %s (Debian, Ubuntu: apt-get install %s; Fedora: dnf install %s)", pkg,
                   pkg, pkg);
-        if (access (path, X_OK) < 0)
+        if (engine == BWSH_NET_ENGINE_PASTA)
+          /* #33: the helper cannot check pasta's connections on the host. */
+          finding (d, LEVEL_ERROR, "set network_engine = \"slirp4netns\" in the policy",
+                   "network: private through pasta is refused: bwsh cannot check the connections it makes on the "
+                   "host, so the host's own addresses would be within reach; every session is refused");
+        else if (access (path, X_OK) < 0)
           finding (d, LEVEL_ERROR, fix, "network: private needs %s: %s: %s; every session is refused",
                    bwsh_net_engine_to_string (engine), path, strerror (errno));
         else

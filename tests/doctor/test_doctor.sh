@@ -693,6 +693,17 @@ network_private_without_engine)
     "install slirp4netns (Debian, Ubuntu: apt-get install slirp4netns; Fedora: dnf install slirp4netns)"
   ;;
 
+network_private_pasta_refused)
+  # #33: pasta's connections on the host cannot be checked.
+  write_policy <<'EOF'
+network_engine = "pasta";
+EOF
+  run
+  expect_rc 2
+  expect_finding error "network: private through pasta is refused: bwsh cannot check the connections it makes on the host, so the host's own addresses would be within reach; every session is refused" \
+    "set network_engine = \"slirp4netns\" in the policy"
+  ;;
+
 network_private_tun_closed_to_users)
   # A host without udev: /dev/net/tun crw------- root.  The probe, run as
   # nobody like a subject's login, cannot start the network; doctor names

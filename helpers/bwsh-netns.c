@@ -495,7 +495,7 @@ start_engine (Helper *h)
       }
     ready_fd = p[0];
     ready_wfd = p[1];
-    if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0 || socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+    if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
       {
         r = -errno;
         report ("network: cannot make a pipe: %s", strerror (-r));
@@ -503,6 +503,12 @@ start_engine (Helper *h)
       }
     h->engine_err_fd = e[0];
     err_wfd = e[1];
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+      {
+        r = -errno;
+        report ("network: cannot make a socket pair: %s", strerror (-r));
+        goto fail_fork;
+      }
   }
   h->engine_pid = fork ();
   if (h->engine_pid < 0)

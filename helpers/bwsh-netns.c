@@ -758,12 +758,12 @@ main (int argc, char **argv)
                .userns_fd = -1, .guard = HOST_GUARD_INIT, .watch = ENGINE_WATCH_INIT, .engine_err_fd = -1,
                .engine = BWSH_NET_ENGINE_SLIRP4NETNS };
   long parent = 0, info = -1, block = -1;
-  int devnull;
+  int devnull, r;
 
   for (int i = 1; i < argc; i += 2)
     {
       const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-      int r = val == NULL ? -EINVAL : 0;
+      r = val == NULL ? -EINVAL : 0;
 
       if (r < 0)
         return usage ();
@@ -810,5 +810,7 @@ main (int argc, char **argv)
   h.parent_pidfd = (int) syscall (SYS_pidfd_open, (pid_t) parent, 0);
   if (h.parent_pidfd < 0 || getppid () != (pid_t) parent)
     return 1;
-  return run (&h);
+  r = run (&h);
+  engine_watch_close (&h.watch);
+  return r;
 }

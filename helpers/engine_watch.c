@@ -95,6 +95,20 @@ engine_watch_open (EngineWatch *w, int pidfd, int fd)
   return r < 0 ? r : 0;
 }
 
+void
+engine_watch_close (EngineWatch *w)
+{
+  if (w->req != NULL)
+    seccomp_notify_free (w->req, w->resp);
+  w->req = NULL;
+  w->resp = NULL;
+  if (w->notify_fd >= 0)
+    close (w->notify_fd);
+  if (w->route_fd >= 0)
+    close (w->route_fd);
+  w->notify_fd = w->route_fd = -1;
+}
+
 static int
 peek (pid_t pid, uint64_t addr, void *buf, size_t len)
 {

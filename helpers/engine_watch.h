@@ -30,3 +30,5 @@ int engine_watch_open (EngineWatch *w, int pidfd, int fd);
 /* The listener is readable: answer one request.  A negative return is a
  * listener that no longer works (the engine is gone). */
 int engine_watch_answer (EngineWatch *w);
+/* Free what engine_watch_open() allocated and close its fds.  Idempotent. */
+void engine_watch_close (EngineWatch *w);

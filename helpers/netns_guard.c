@@ -2,7 +2,13 @@
 /*
  * The host's own addresses, out of the sandbox's reach (#27).
  *
- * The engine (pasta) connects on the sandbox's behalf from sockets on the
+ * The second layer since #33: engine_watch.c checks every destination where
+ * the engine names it.  These routes still fail a connect() inside at once,
+ * before any packet reaches the engine, and close the watch's one window
+ * (the host gaining the very address between its lookup and the kernel's)
+ * for every address already seen.
+ *
+ * The engine connects on the sandbox's behalf from sockets on the
  * host, so a destination that is one of the host's own addresses reaches
  * the host's services: everything listening on 0.0.0.0 or ::, at the
  * address of a second interface, a bridge (docker0's 172.17.0.1), a VPN,
@@ -16,8 +22,7 @@
  * once with EACCES inside the sandbox and no packet reaches the engine.
  *
  * The sandbox's own local table is looked up first, so an address the
- * engine gives the namespace (pasta copies the host's main address) stays
- * the namespace's own.  Nobody in the sandbox can remove the routes: they
+ * engine gives the namespace stays the namespace's own.  Nobody in the sandbox can remove the routes: they
  * run without capabilities in a user namespace that does not own the
  * network namespace (--disable-userns adds a nested one).
  *

@@ -209,7 +209,7 @@ for mode in [m for m, _ in session_users]:
     print("  %-20s %7.1f ms  %7.1f MB   (%s)" % (mode, med(rows, 0), med(rows, 1) / 1024,
                                              ", ".join("%s %.1f MB" % (c, kb / 1024)
                                                        for c, kb in res["detail"][mode].items())))
-print("  private - none, paired: %+.1f ms, %+.1f MB" % (statistics.median(a[0] - b[0] for a, b in pairs),
+print("  private (slirp4netns, the default) - none, paired: %+.1f ms, %+.1f MB" % (statistics.median(a[0] - b[0] for a, b in pairs),
                                                        statistics.median(a[1] - b[1] for a, b in pairs) / 1024))
 if user_slirp:
     sp = list(zip(res["sessions"]["private, slirp4netns"], res["sessions"]["none"]))

@@ -5,9 +5,10 @@
 # network = "none", side by side in one run.
 #   bench/netmem.sh [ROUNDS]     (default 20; as root: it creates two users)
 # Parts: `farm-bench` pairs `bwsh -c true` private against none (when it is
-# on the PATH); bench/netmem.py measures whole sessions and each engine
-# (pasta with bwsh's options, pasta with its optional features off,
-# slirp4netns when installed) attached to a fresh namespace.  Medians of
+# on the PATH); bench/netmem.py measures whole sessions (private: the
+# default engine, slirp4netns, confined and watched, #33) and each engine
+# (slirp4netns with bwsh's options, pasta with bwsh's options and with its
+# optional features off) attached to a fresh namespace.  Medians of
 # interleaved rounds; nothing here is a pass/fail test.
 #
 # On a host where users cannot open /dev/net/tun (no udev), the run happens
@@ -28,13 +29,10 @@ chmod 755 "$out"
 # shellcheck source=bench/netlib.sh
 . "$top/bench/netlib.sh"
 trap bench_net_cleanup EXIT INT TERM
-if command -v slirp4netns >/dev/null; then
-  bench_net_setup private none slirp4netns
-else
-  bench_net_setup private none
-  user_slirp4netns=""
-fi
-
+# "private" is the default engine, slirp4netns (#33); pasta sessions are
+# refused, so pasta is measured only attached to a namespace by itself.
+bench_net_setup private none
+user_slirp4netns=""
 echo "== $(date -u +%FT%TZ), $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg), $(pasta --version 2>/dev/null | head -n 1 || true) (passt $(dpkg-query -W -f '${Version}' passt 2>/dev/null || echo ?)), $(slirp4netns --version 2>/dev/null | head -n 1 || echo 'no slirp4netns')"
 # shellcheck disable=SC2154 # set by the eval above
 if command -v farm-bench >/dev/null; then

@@ -2,17 +2,17 @@
 /*
  * bwsh-netns: the network helper of network = "private" (#14), a program of
  * its own (#26) so that core/ holds no process code.  It gives the
- * sandbox's own network namespace a link to the outside world through pasta
- * (Debian package passt).  The host's loopback, its abstract unix sockets and
- * its socket tables (/proc/net/unix, /proc/net/tcp) all belong to the host's
- * namespace, so none of them exists inside; egress goes through pasta's
- * sockets on the host.
+ * sandbox's own network namespace a link to the outside world through
+ * slirp4netns (the only engine since #33).  The host's loopback, its
+ * abstract unix sockets and its socket tables (/proc/net/unix,
+ * /proc/net/tcp) all belong to the host's namespace, so none of them exists
+ * inside; egress goes through slirp4netns's sockets on the host.
  *
- *   bwsh-netns --pasta PATH --parent PID --info-fd N --block-fd M
+ *   bwsh-netns --engine slirp4netns --path PATH --parent PID --info-fd N --block-fd M
  *
  * Who starts what, and who outlives whom:
  *
- *   bwsh ──spawn──► bwsh-netns ──fork──► pasta --netns … --userns …
+ *   bwsh ──spawn──► bwsh-netns ──fork──► slirp4netns (Landlock, seccomp-watched)
  *    │
  *    └─exec─► bwrap (monitor) ──clone──► sandbox pid 1 ──► shell
  *
@@ -20,30 +20,31 @@
  * helper becomes a child of bwrap's monitor process; bwsh itself stays what
  * the design asks, bwrap's cost plus one exec.  bwrap tells the helper the
  * sandbox's pid on --info-fd (fd N) as soon as it has cloned it, then builds
- * the mounts while pasta starts (see docs/performance.md).  The sandbox
+ * the mounts while the engine starts (see docs/performance.md).  The sandbox
  * blocks on --block-fd (fd M) just before it execs the shell, and only the
- * helper can release it, once pasta has written its pid file, which it does
- * after configuring the namespace.
+ * helper can release it, once the engine has configured the namespace (its
+ * --ready-fd) and the host's addresses are kept out.
  *
  * Failing closed: the network namespace is the sandbox's own from the clone
- * on, so nothing inside ever sees the host's network.  If pasta exits or
- * does not come up in time, the helper kills the sandbox before the shell
- * starts, and says why on stderr (bwsh's, which bwrap's own errors use too:
- * the one way left to tell the user why the session ends).  If pasta dies
- * later, the helper ends the session the same way.
+ * on, so nothing inside ever sees the host's network.  If the engine exits
+ * or does not come up in time, the helper kills the sandbox before the
+ * shell starts, and says why on stderr (bwsh's, which bwrap's own errors
+ * use too: the one way left to tell the user why the session ends); what
+ * the engine itself says goes to the journal.  If it dies later, the helper
+ * ends the session the same way.
  *
- * Lifetime: pasta runs in the foreground (-f) with PR_SET_PDEATHSIG set to
- * SIGTERM against the helper, and the helper with SIGKILL against PID (bwsh,
- * then bwrap's monitor): when the session ends, both go.  pasta writes no
- * file that outlives its start: its pid "file" is a FIFO in a private
- * directory, removed as soon as pasta is up or gone, and it opens no socket
- * on the host side but those of the connections the sandbox makes
- * (-t/-u/-T/-U none).
+ * Lifetime: the engine runs with PR_SET_PDEATHSIG set to SIGTERM against
+ * the helper, and the helper with SIGKILL against PID (bwsh, then bwrap's
+ * monitor): when the session ends, both go.  The engine writes no file and
+ * opens no socket on the host side but those of the connections the
+ * sandbox makes (no API socket, no port forwarding).
  *
- * pasta's sockets are the host's, so a connection to any of the host's own
- * addresses would reach the host's services; before the shell starts, the
- * helper joins the sandbox's namespaces and adds a "prohibit" route for
- * each of them, and for each the host gains later (netns_guard.c).
+ * The engine's sockets are the host's, so a connection to any of the host's
+ * own addresses would reach the host's services: every destination the
+ * engine names waits for the helper's check against the host's routing at
+ * that moment (engine_watch.c), and before the shell starts the helper adds
+ * a "prohibit" route inside the sandbox for each address the host has, and
+ * for each it gains later (netns_guard.c), as a second layer.
  */
 #include "config.h"
 
@@ -63,22 +64,25 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "engine_watch.h"
 #include "netns_guard.h"
 
-/* How long pasta may take to configure the namespace before the session is
+/* How long the engine may take to configure the namespace before the session is
  * refused: ~20 ms on an idle machine.  In a login storm on 2 busy CPUs
  * (bench/storm.sh) a session that starts at all takes up to 12 s without a
  * network, and 10 s here refused most private ones: a slow login beats a
  * refused one, and sshd's LoginGraceTime still bounds it. */
 #define ENGINE_READY_TIMEOUT_MS 60000
 /* How long bwrap may take to write the namespace's user map (it does so
- * right after the clone; pasta must not join the namespace before). */
+ * right after the clone; the engine must not join the namespace before). */
 #define UID_MAP_TIMEOUT_MS 60000
 
 typedef struct
@@ -89,10 +93,12 @@ typedef struct
   int sandbox_pidfd; /* pid 1 of the sandbox, once known */
   pid_t sandbox_pid;
   pid_t engine_pid;
+  pid_t parent_pid; /* bwsh's, in the journal's lines */
   int netns_fd;  /* the sandbox's network namespace, once checked */
   int userns_fd; /* the user namespace that owns it */
   HostGuard guard;
-  int engine_err_fd; /* slirp4netns's stderr: shown if it fails, else dropped */
+  EngineWatch watch;
+  int engine_err_fd; /* slirp4netns's stderr: to the journal if it fails, else dropped */
   const char *engine_path;
   BwshNetEngine engine;
   const char *name; /* the engine's, in messages */
@@ -176,7 +182,7 @@ read_info (Helper *h, unsigned long long *ret_pid, unsigned long long *ret_netns
 }
 
 /* bwrap's child writes its user namespace's uid_map right after the clone;
- * pasta must join the namespace after that, not before, or it would run
+ * the engine must join the namespace after that, not before, or it would run
  * as the overflow uid in it.  /proc offers nothing to wait on, so look
  * after 200 µs, then less and less often (up to every 20 ms): it takes a
  * few hundred microseconds on an idle machine, and in a storm the helpers'
@@ -252,7 +258,7 @@ allow_path (int ruleset_fd, const char *path, uint64_t access)
  * node, and nothing else of the file system: not the user's files, not
  * /tmp, not /run.  Its namespaces are opened through /proc's links to
  * nsfs, which Landlock leaves alone.  Without Landlock it does not run:
- * the session is refused, and pasta, which isolates itself, is the way. */
+ * the session is refused. */
 static int
 confine_slirp4netns (void)
 {
@@ -299,12 +305,12 @@ confine_slirp4netns (void)
  * @ready_fd once the namespace is configured, and what it says on stderr
  * (a line per start) to @err_fd, for the helper to show only if it fails. */
 static _Noreturn void
-exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
+exec_slirp4netns (const Helper *h, int ready_fd, int err_fd, int sync_fd)
 {
   char netns[64], userns[64];
   BwshArgv argv = { 0 };
   char *empty_env[] = { NULL };
-  int r;
+  int r, user_err;
 
   snprintf (netns, sizeof netns, "/proc/self/fd/%d", h->netns_fd);
   snprintf (userns, sizeof userns, "/proc/self/fd/%d", h->userns_fd);
@@ -317,84 +323,57 @@ exec_slirp4netns (const Helper *h, int ready_fd, int err_fd)
       report ("network: cannot confine slirp4netns with Landlock: %s", strerror (-r));
       _exit (127);
     }
-  if (dup2 (err_fd, STDERR_FILENO) < 0)
+  /* Its calls that name a destination wait for the helper's word from
+   * here on (engine_watch.c): the helper takes the listener, then lets it
+   * go on.  write() and read(), not sendmsg(), which would wait for a
+   * listener nobody holds yet. */
+  r = engine_watch_install ();
+  if (r < 0)
+    {
+      report ("network: cannot watch slirp4netns's connections with seccomp: %s", strerror (-r));
+      _exit (127);
+    }
+  {
+    char ack;
+
+    if (write (sync_fd, &r, sizeof r) != sizeof r || read (sync_fd, &ack, 1) != 1)
+      _exit (127);
+  }
+  /* Its stderr is its pipe; bwsh's own word, if the exec fails, goes
+   * where bwsh's go. */
+  user_err = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+  if (user_err < 0 || dup2 (err_fd, STDERR_FILENO) < 0)
     _exit (127);
   execve (h->engine_path, argv.v, empty_env);
-  report ("network: cannot execute %s: %s", h->engine_path, strerror (errno));
+  r = errno;
+  (void) dup2 (user_err, STDERR_FILENO);
+  report ("network: cannot execute %s: %s", h->engine_path, strerror (r));
   _exit (127);
 }
 
 static _Noreturn void
-exec_engine (const Helper *h, pid_t helper_pid, int userns_fd, const char *ready, int ready_fd, int err_fd)
+exec_engine (const Helper *h, pid_t helper_pid, int ready_fd, int err_fd, int sync_fd)
 {
-  char netns[64], userns[64];
-  BwshArgv argv = { 0 };
-  char *empty_env[] = { NULL };
   sigset_t none;
 
   /* The engine goes when the helper goes, whatever the reason. */
   if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid () != helper_pid)
     _exit (127);
-  /* Whatever bwsh's caller left ignored or blocked stays so across exec:
-   * pasta (2023-03) refuses to start when it finds SIGPIPE already ignored,
-   * as Python's subprocesses do. */
+  /* Whatever bwsh's caller left ignored or blocked would stay so across
+   * the exec (Python's subprocesses ignore SIGPIPE). */
   sigemptyset (&none);
   sigprocmask (SIG_SETMASK, &none, NULL);
   for (int sig = 1; sig < NSIG; sig++)
     if (sig != SIGKILL && sig != SIGSTOP)
       (void) signal (sig, SIG_DFL);
-  if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
-    exec_slirp4netns (h, ready_fd, err_fd);
-  /* pasta since 2024 (Debian 13's) closes every inherited descriptor when
-   * it starts, before it opens the namespaces, so no /proc/self/fd/N can
-   * name them.  The network namespace is named through the sandbox's pid 1,
-   * which is blocked on --block-fd until pasta is up, so the pid cannot
-   * change hands meanwhile (start_engine() checked the inode).  Its user
-   * namespace may already be the nested one --disable-userns makes, so the
-   * owner of the network namespace is named through the helper, which holds
-   * it open: same user, same namespace, no capabilities on either side. */
-  snprintf (netns, sizeof netns, "/proc/%d/ns/net", (int) h->sandbox_pid);
-  if (geteuid () == 0)
-    {
-      /* Root's pasta keeps capabilities the helper's descriptors may not be
-       * opened with; it joins the user namespace here instead (as uid 0 in
-       * it, it keeps its capabilities there across the exec) and needs no
-       * --userns. */
-      if (setns (userns_fd, CLONE_NEWUSER) < 0)
-        _exit (127);
-      userns[0] = '\0';
-    }
-  else
-    snprintf (userns, sizeof userns, "/proc/%d/fd/%d", (int) helper_pid, userns_fd);
-  if (bwsh_net_pasta_argv (h->engine_path, netns, userns, ready, &argv) < 0)
-    _exit (127);
-  /* Started as root, pasta changes to "nobody" before it opens the pid file
-   * and joins the namespaces, and nobody may do neither with root's
-   * /proc/self/fd or root's user namespace: it would refuse the session
-   * of anyone who runs bwsh as root (./scripts/try as root, found by the
-   * fresh-machine test).  It stays the caller, as it does for everyone else;
-   * pasta still drops its capabilities and confines itself. */
-  if (geteuid () == 0 && (bwsh_argv_add (&argv, "--runas") < 0 || bwsh_argv_add (&argv, "0:0") < 0))
-    _exit (127);
-  execve (h->engine_path, argv.v, empty_env);
-  report ("network: cannot execute %s: %s", h->engine_path, strerror (errno));
-  _exit (127);
+  exec_slirp4netns (h, ready_fd, err_fd, sync_fd);
 }
 
-/* pasta's FIFO and its directory, if made (@fifo is "" until then, and
- * for slirp4netns, which writes to a pipe). */
-static void
-remove_ready (const char *dir, const char *fifo)
-{
-  if (fifo[0] == '\0')
-    return;
-  (void) unlink (fifo);
-  (void) rmdir (dir);
-}
-
-/* What slirp4netns wrote on stderr: shown (@show, it failed; at most a few
- * lines) or dropped (it is up, and its "sent tapfd=5 for tap0" is nobody's
- * business).  Its own pipe, so it never writes into the session. */
+/* What slirp4netns wrote on stderr: to the journal (@show, it failed; at
+ * most a few lines), named by the session's bwsh pid (its "sandbox
+ * started" event has it), or dropped (it is up, and its "sent tapfd=5 for
+ * tap0" is nobody's business).  Its own pipe, so it never writes into the
+ * session: the user sees bwsh's own message only. */
 static void
 drain_engine_err (Helper *h, bool show)
 {
@@ -425,25 +404,37 @@ drain_engine_err (Helper *h, bool show)
       if (*nl != '\0')
         *nl++ = '\0';
       if (*line != '\0' && strncmp (line, "sent tapfd=", 11) != 0 && strncmp (line, "received tapfd=", 15) != 0)
-        report ("network: %s: %s", h->name, line);
+        syslog (LOG_AUTHPRIV | LOG_WARNING, "%s of the session of bwsh[%d]: %s", h->name, (int) h->parent_pid,
+                line);
     }
 }
 
-static bool
-engine_exited (pid_t pid)
+/* The engine's listener is readable: a call of its waits for the word.
+ * Hung up: the engine and its children are gone (its pidfd says so too). */
+static int
+engine_watch_serve (Helper *h, short revents)
 {
-  siginfo_t si = { 0 };
+  int r;
 
-  return waitid (P_PID, (id_t) pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+  if ((revents & POLLIN) == 0)
+    {
+      close (h->watch.notify_fd);
+      h->watch.notify_fd = -1;
+      return 0;
+    }
+  r = engine_watch_answer (&h->watch);
+  if (r < 0)
+    report ("network: cannot answer %s's connection: %s", h->name, strerror (-r));
+  return r;
 }
 
-/* Start pasta on the sandbox's namespace and wait until it is configured. */
+/* Start slirp4netns on the sandbox's namespace, watched, and wait until it
+ * has configured it. */
 static int
 start_engine (Helper *h)
 {
   unsigned long long pid = 0, netns_id = 0;
-  char ready_dir[] = P_tmpdir "/bwsh-net.XXXXXX", ready_path[sizeof ready_dir + 8] = "";
-  int ready_fd, ready_wfd = -1, err_wfd = -1;
+  int ready_fd, ready_wfd, err_wfd = -1, sync[2] = { -1, -1 };
   struct stat st;
   pid_t helper_pid = getpid ();
   long deadline;
@@ -472,7 +463,7 @@ start_engine (Helper *h)
       report ("network: the sandbox's network namespace is not the one bwrap made");
       return -ESRCH;
     }
-  /* pasta needs CAP_NET_ADMIN over the namespace: it joins the user
+  /* The engine needs CAP_NET_ADMIN over the namespace: it joins the user
    * namespace that owns it, the first one bwrap made, not the nested one
    * --disable-userns adds later. */
   h->userns_fd = ioctl (h->netns_fd, NS_GET_USERNS);
@@ -491,103 +482,107 @@ start_engine (Helper *h)
       return r;
     }
 
-  /* slirp4netns tells it is up on a pipe (--ready-fd). */
-  if (h->engine == BWSH_NET_ENGINE_SLIRP4NETNS)
-    {
-      int p[2], e[2];
+  /* slirp4netns tells it is up on a pipe (--ready-fd); what it says goes
+   * to a pipe of its own; the sync pair hands its seccomp listener over. */
+  {
+    int p[2], e[2];
 
-      if (pipe2 (p, O_CLOEXEC) < 0)
-        {
-          r = -errno;
-          report ("network: cannot make a pipe: %s", strerror (-r));
-          return r;
-        }
-      if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
-        {
-          r = -errno;
-          close (p[0]);
-          close (p[1]);
-          report ("network: cannot make a pipe: %s", strerror (-r));
-          return r;
-        }
-      ready_fd = p[0];
-      ready_wfd = p[1];
-      h->engine_err_fd = e[0];
-      err_wfd = e[1];
-    }
-  /* pasta tells it is up by writing its pid "file": a FIFO in a private
-   * directory, removed as soon as pasta is up or gone.  Not a pipe handed
-   * down as /proc/self/fd/N: pasta since 2024 (Debian 13's) closes every
-   * inherited descriptor when it starts, before it opens its pid file. */
-  else if (mkdtemp (ready_dir) == NULL || (snprintf (ready_path, sizeof ready_path, "%s/ready", ready_dir),
-                                           mkfifo (ready_path, 0600) < 0))
-    {
-      r = -errno;
-      remove_ready (ready_dir, ready_path);
-      report ("network: cannot make pasta's ready FIFO in %s: %s", P_tmpdir, strerror (-r));
-      return r;
-    }
-  else
-    ready_fd = open (ready_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (ready_fd < 0)
-    {
-      r = -errno;
-      remove_ready (ready_dir, ready_path);
-      report ("network: cannot open pasta's ready FIFO: %s", strerror (-r));
-      return r;
-    }
+    if (pipe2 (p, O_CLOEXEC) < 0)
+      {
+        r = -errno;
+        report ("network: cannot make a pipe: %s", strerror (-r));
+        return r;
+      }
+    ready_fd = p[0];
+    ready_wfd = p[1];
+    if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
+      {
+        r = -errno;
+        report ("network: cannot make a pipe: %s", strerror (-r));
+        goto fail_fork;
+      }
+    h->engine_err_fd = e[0];
+    err_wfd = e[1];
+    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+      {
+        r = -errno;
+        report ("network: cannot make a socket pair: %s", strerror (-r));
+        goto fail_fork;
+      }
+  }
   h->engine_pid = fork ();
   if (h->engine_pid < 0)
     {
       r = -errno;
-      close (ready_fd);
-      if (ready_wfd >= 0)
-        close (ready_wfd);
-      if (err_wfd >= 0)
-        close (err_wfd);
-      remove_ready (ready_dir, ready_path);
       report ("network: cannot start %s: %s", h->name, strerror (-r));
-      return r;
+      goto fail_fork;
     }
   if (h->engine_pid == 0)
-    exec_engine (h, helper_pid, h->userns_fd, ready_path, ready_wfd, err_wfd);
-  if (ready_wfd >= 0)
-    close (ready_wfd); /* the engine's now: its end of file is its exit */
-  if (err_wfd >= 0)
-    close (err_wfd);
+    exec_engine (h, helper_pid, ready_wfd, err_wfd, sync[1]);
+  close (ready_wfd); /* the engine's now: its end of file is its exit */
+  close (err_wfd);
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
+  close (sync[1]);
+  /* The child's seccomp listener, before it execs slirp4netns: nothing of
+   * the engine runs unwatched (pidfd_getfd: Linux 5.6).  A child that
+   * could not install it said why and exits: end of file here. */
+  {
+    int child_fd = -1;
 
-  /* pasta writes its pid once the namespace is configured; its exit first
-   * means it failed (seen on its pidfd: a FIFO nobody opened yet shows no
-   * end of file). */
+    if (engine_pidfd < 0)
+      r = -errno;
+    else if (read (sync[0], &child_fd, sizeof child_fd) != sizeof child_fd)
+      r = -ECHILD;
+    else if ((r = engine_watch_open (&h->watch, engine_pidfd, child_fd)) < 0)
+      report ("network: cannot watch %s's connections: %s", h->name, strerror (-r));
+    else if (write (sync[0], "1", 1) != 1)
+      r = -errno;
+  }
+  close (sync[0]);
+  if (r < 0)
+    {
+      kill (h->engine_pid, SIGKILL);
+      close (ready_fd);
+      if (engine_pidfd >= 0)
+        close (engine_pidfd);
+      drain_engine_err (h, true);
+      while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
+        ;
+      h->engine_pid = 0;
+      report ("network: %s could not configure the sandbox's network", h->name);
+      return -ENETDOWN;
+    }
+
+  /* slirp4netns writes to the ready pipe once the namespace is configured;
+   * its exit first means it failed. */
   deadline = now_ms () + ENGINE_READY_TIMEOUT_MS;
   for (;;)
     {
-      struct pollfd pfd[2] = { { .fd = ready_fd, .events = POLLIN }, { .fd = engine_pidfd, .events = POLLIN } };
+      struct pollfd pfd[3] = { { .fd = ready_fd, .events = POLLIN },
+                               { .fd = engine_pidfd, .events = POLLIN },
+                               { .fd = h->watch.notify_fd, .events = POLLIN } };
       long left = deadline - now_ms ();
       ssize_t n;
 
       if (left <= 0)
         {
-          /* pasta first: alive, it could still write its pid file (a plain
-           * file, once the FIFO is gone) into the directory being removed,
-           * and leave both behind in /tmp. */
           kill (h->engine_pid, SIGKILL);
           while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
             ;
           h->engine_pid = 0;
           close (ready_fd);
-          remove_ready (ready_dir, ready_path);
-          if (engine_pidfd >= 0)
-            close (engine_pidfd);
+          close (engine_pidfd);
           report ("network: %s did not configure the sandbox's network within %d s", h->name,
                   ENGINE_READY_TIMEOUT_MS / 1000);
           return -ETIMEDOUT;
         }
-      r = poll (pfd, engine_pidfd >= 0 ? 2 : 1, (int) (engine_pidfd < 0 && left > 50 ? 50 : left));
+      r = poll (pfd, 3, (int) left);
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)
+        break;
+      /* slirp4netns's own child hands it the tap device with sendmsg(). */
+      if (pfd[2].revents != 0 && engine_watch_serve (h, pfd[2].revents) < 0)
         break;
       if (pfd[0].revents != 0)
         {
@@ -597,22 +592,16 @@ start_engine (Helper *h)
           if (n > 0)
             {
               close (ready_fd);
-              remove_ready (ready_dir, ready_path);
-              if (engine_pidfd >= 0)
-                close (engine_pidfd);
+              close (engine_pidfd);
               return 0;
             }
           break;
         }
-      /* No pidfd (kernel < 5.3): look for pasta's exit every 50 ms, leaving
-       * it to be reaped below. */
-      if (engine_pidfd >= 0 ? pfd[1].revents != 0 : engine_exited (h->engine_pid))
+      if (pfd[1].revents != 0)
         break;
     }
   close (ready_fd);
-  remove_ready (ready_dir, ready_path);
-  if (engine_pidfd >= 0)
-    close (engine_pidfd);
+  close (engine_pidfd);
   drain_engine_err (h, true);
   if (waitpid (h->engine_pid, &status, 0) == h->engine_pid)
     {
@@ -623,6 +612,16 @@ start_engine (Helper *h)
   else
     report ("network: %s could not configure the sandbox's network", h->name);
   return -ENETDOWN;
+
+fail_fork:
+  close (ready_fd);
+  close (ready_wfd);
+  for (int i = 0; i < 2; i++)
+    if (sync[i] >= 0)
+      close (sync[i]);
+  if (err_wfd >= 0)
+    close (err_wfd);
+  return r;
 }
 
 static int
@@ -670,16 +669,17 @@ run (Helper *h)
     }
   close (h->block_fd);
 
-  /* Until the session ends (bwrap's monitor exits) or pasta does. */
+  /* Until the session ends (bwrap's monitor exits) or the engine does. */
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
   for (;;)
     {
-      struct pollfd pfd[4] = { { .fd = h->parent_pidfd, .events = POLLIN },
+      struct pollfd pfd[5] = { { .fd = h->parent_pidfd, .events = POLLIN },
                                { .fd = engine_pidfd, .events = POLLIN },
                                { .fd = h->guard.host_fd, .events = POLLIN },
-                               { .fd = h->engine_err_fd, .events = POLLIN } };
+                               { .fd = h->engine_err_fd, .events = POLLIN },
+                               { .fd = h->watch.notify_fd, .events = POLLIN } };
 
-      if (engine_pidfd < 0 || poll (pfd, 4, -1) < 0)
+      if (engine_pidfd < 0 || poll (pfd, 5, -1) < 0)
         {
           if (engine_pidfd >= 0 && errno == EINTR)
             continue;
@@ -693,6 +693,16 @@ run (Helper *h)
         }
       if (pfd[1].revents != 0)
         break;
+      /* A call of the engine's that a listener that stopped working would
+       * leave waiting for ever: the session ends instead. */
+      if (pfd[4].revents != 0 && engine_watch_serve (h, pfd[4].revents) < 0)
+        {
+          kill_sandbox (h);
+          kill (h->engine_pid, SIGKILL);
+          (void) waitpid (h->engine_pid, &status, 0);
+          report ("network: ending the session");
+          return 1;
+        }
       if (pfd[3].revents != 0)
         drain_engine_err (h, false);
       /* The host gained an address: out of reach before anything else.
@@ -707,7 +717,7 @@ run (Helper *h)
           return 1;
         }
     }
-  /* The session without pasta would have no network at all, never the
+  /* The session without its engine would have no network at all, never the
    * host's; but a session that silently lost its network is a puzzle for
    * the user, so it ends, and says why. */
   while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
@@ -735,7 +745,7 @@ close_all_but (int a, int b)
 static int
 usage (void)
 {
-  dprintf (STDERR_FILENO, "usage: bwsh-netns --engine slirp4netns|pasta --path PATH --parent PID --info-fd N "
+  dprintf (STDERR_FILENO, "usage: bwsh-netns --engine slirp4netns --path PATH --parent PID --info-fd N "
                           "--block-fd M\n"
                           "(started by bwsh for network = \"private\"; not for running by hand)\n");
   return 2;
@@ -745,20 +755,20 @@ int
 main (int argc, char **argv)
 {
   Helper h = { .info_fd = -1, .block_fd = -1, .parent_pidfd = -1, .sandbox_pidfd = -1, .netns_fd = -1,
-               .userns_fd = -1, .guard = HOST_GUARD_INIT, .engine_err_fd = -1 };
+               .userns_fd = -1, .guard = HOST_GUARD_INIT, .watch = ENGINE_WATCH_INIT, .engine_err_fd = -1,
+               .engine = BWSH_NET_ENGINE_SLIRP4NETNS };
   long parent = 0, info = -1, block = -1;
-  int devnull;
+  int devnull, r;
 
   for (int i = 1; i < argc; i += 2)
     {
       const char *opt = argv[i], *val = i + 1 < argc ? argv[i + 1] : NULL;
-      int r = val == NULL ? -EINVAL : 0;
+      r = val == NULL ? -EINVAL : 0;
 
       if (r < 0)
         return usage ();
-      if (strcmp (opt, "--engine") == 0 && strcmp (val, "pasta") == 0)
-        h.engine = BWSH_NET_ENGINE_PASTA;
-      else if (strcmp (opt, "--engine") == 0 && strcmp (val, "slirp4netns") == 0)
+      /* pasta is refused before the helper starts (core/network.c). */
+      if (strcmp (opt, "--engine") == 0 && strcmp (val, "slirp4netns") == 0)
         h.engine = BWSH_NET_ENGINE_SLIRP4NETNS;
       else if (strcmp (opt, "--path") == 0 && val[0] == '/')
         h.engine_path = val;
@@ -776,6 +786,8 @@ main (int argc, char **argv)
   if (h.engine_path == NULL || parent <= 1 || info < 3 || block < 3 || info == block)
     return usage ();
   h.name = bwsh_net_engine_to_string (h.engine);
+  h.parent_pid = (pid_t) parent;
+  openlog ("bwsh-netns", LOG_PID, LOG_AUTHPRIV);
   h.info_fd = (int) info;
   h.block_fd = (int) block;
 
@@ -798,5 +810,7 @@ main (int argc, char **argv)
   h.parent_pidfd = (int) syscall (SYS_pidfd_open, (pid_t) parent, 0);
   if (h.parent_pidfd < 0 || getppid () != (pid_t) parent)
     return 1;
-  return run (&h);
+  r = run (&h);
+  engine_watch_close (&h.watch);
+  return r;
 }

@@ -2,7 +2,13 @@
 /*
  * The host's own addresses, out of the sandbox's reach (#27).
  *
- * The engine (pasta) connects on the sandbox's behalf from sockets on the
+ * The second layer since #33: engine_watch.c checks every destination where
+ * the engine names it.  These routes still fail a connect() inside at once,
+ * before any packet reaches the engine, and close the watch's one window
+ * (the host gaining the very address between its lookup and the kernel's)
+ * for every address already seen.
+ *
+ * The engine connects on the sandbox's behalf from sockets on the
  * host, so a destination that is one of the host's own addresses reaches
  * the host's services: everything listening on 0.0.0.0 or ::, at the
  * address of a second interface, a bridge (docker0's 172.17.0.1), a VPN,
@@ -16,8 +22,7 @@
  * once with EACCES inside the sandbox and no packet reaches the engine.
  *
  * The sandbox's own local table is looked up first, so an address the
- * engine gives the namespace (pasta copies the host's main address) stays
- * the namespace's own.  Nobody in the sandbox can remove the routes: they
+ * engine gives the namespace stays the namespace's own.  Nobody in the sandbox can remove the routes: they
  * run without capabilities in a user namespace that does not own the
  * network namespace (--disable-userns adds a nested one).
  *
@@ -34,6 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "netns_guard.h"
@@ -90,19 +96,56 @@ host_guard_listen (HostGuard *g)
 int
 host_guard_enter (HostGuard *g, int userns_fd, int netns_fd)
 {
-  int fd;
+  char cbuf[CMSG_SPACE (sizeof (int))] __attribute__ ((aligned (__alignof__ (struct cmsghdr)))) = { 0 };
+  char byte = 0;
+  struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+  struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf };
+  struct cmsghdr *cm;
+  int sv[2], status, r = 0;
+  pid_t pid;
 
-  /* The helper runs as the namespaces' owner: joining them gives it
-   * CAP_NET_ADMIN over the sandbox's network and nothing on the host.  It
-   * needs nothing else afterwards (its signals go to processes of the same
-   * user, its host socket stays in the host's namespace). */
-  if (setns (userns_fd, CLONE_NEWUSER) < 0 || setns (netns_fd, CLONE_NEWNET) < 0)
+  /* The socket is made in the sandbox's namespace by a child that joins
+   * them (as their owner, it gets CAP_NET_ADMIN over the sandbox's network
+   * and nothing on the host), and handed back.  The helper itself stays in
+   * the host's namespaces: it reads the engine's memory and asks the
+   * host's routing for it (engine_watch.c), which a process in another
+   * user namespace may not do.  Routes added through the socket count as
+   * the namespace owner's: the helper is it. */
+  if (socketpair (AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
     return -errno;
-  fd = rtnl_socket (0);
-  if (fd < 0)
-    return fd;
-  g->sandbox_fd = fd;
-  return 0;
+  pid = fork ();
+  if (pid < 0)
+    {
+      r = -errno;
+      close (sv[0]);
+      close (sv[1]);
+      return r;
+    }
+  if (pid == 0)
+    {
+      int fd;
+
+      if (setns (userns_fd, CLONE_NEWUSER) < 0 || setns (netns_fd, CLONE_NEWNET) < 0)
+        _exit (1);
+      fd = rtnl_socket (0);
+      if (fd < 0 || (cm = CMSG_FIRSTHDR (&msg)) == NULL)
+        _exit (1);
+      cm->cmsg_level = SOL_SOCKET;
+      cm->cmsg_type = SCM_RIGHTS;
+      cm->cmsg_len = CMSG_LEN (sizeof (int));
+      memcpy (CMSG_DATA (cm), &fd, sizeof fd);
+      _exit (sendmsg (sv[1], &msg, 0) == 1 ? 0 : 1);
+    }
+  close (sv[1]);
+  if (recvmsg (sv[0], &msg, MSG_CMSG_CLOEXEC) != 1 || (cm = CMSG_FIRSTHDR (&msg)) == NULL
+      || cm->cmsg_type != SCM_RIGHTS || cm->cmsg_len != CMSG_LEN (sizeof (int)))
+    r = -EPERM; /* the child could not join the namespaces */
+  else
+    memcpy (&g->sandbox_fd, CMSG_DATA (cm), sizeof g->sandbox_fd);
+  close (sv[0]);
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  return r;
 }
 
 static void
@@ -295,6 +338,63 @@ host_guard_sync (HostGuard *g, char *what, size_t what_size)
   if (r >= 0)
     r = dump_family (g, AF_INET6, what, what_size);
   return r;
+}
+
+int
+host_route_open (void)
+{
+  return rtnl_socket (0);
+}
+
+int
+host_route_type (int fd, uint32_t seq, int family, const void *dst, uint32_t oif, unsigned char *ret_type)
+{
+  RouteRequest req = {
+    .nh = { .nlmsg_len = NLMSG_LENGTH (sizeof (struct rtmsg)),
+            .nlmsg_type = RTM_GETROUTE,
+            .nlmsg_flags = NLM_F_REQUEST,
+            .nlmsg_seq = seq },
+    .rt = { .rtm_family = (unsigned char) family, .rtm_dst_len = family == AF_INET ? 32 : 128 },
+  };
+  /* The engine's uid: a host that routes by uid routes its sockets so. */
+  uint32_t uid = (uint32_t) getuid ();
+  char buf[8192] __attribute__ ((aligned (__alignof__ (struct nlmsghdr))));
+
+  add_attr (&req, RTA_DST, dst, family == AF_INET ? 4 : 16);
+  if (oif != 0)
+    add_attr (&req, RTA_OIF, &oif, sizeof oif);
+  add_attr (&req, RTA_UID, &uid, sizeof uid);
+  if (send (fd, &req, req.nh.nlmsg_len, 0) < 0)
+    return -errno;
+  for (;;)
+    {
+      ssize_t n = recv (fd, buf, sizeof buf, 0);
+
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n < 0)
+        return -errno;
+      for (struct nlmsghdr *nh = (struct nlmsghdr *) buf; NLMSG_OK (nh, (size_t) n); nh = NLMSG_NEXT (nh, n))
+        {
+          if (nh->nlmsg_seq != seq)
+            continue; /* an answer to a request given up on */
+          if (nh->nlmsg_type == NLMSG_ERROR)
+            {
+              const struct nlmsgerr *e = NLMSG_DATA (nh);
+
+              if (nh->nlmsg_len < NLMSG_LENGTH (sizeof *e))
+                return -EBADMSG;
+              return e->error < 0 ? e->error : -EBADMSG;
+            }
+          if (nh->nlmsg_type == RTM_NEWROUTE && nh->nlmsg_len >= NLMSG_LENGTH (sizeof (struct rtmsg)))
+            {
+              const struct rtmsg *rt = NLMSG_DATA (nh);
+
+              *ret_type = rt->rtm_type;
+              return 0;
+            }
+        }
+    }
 }
 
 int

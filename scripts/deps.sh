@@ -14,9 +14,9 @@ BWSH_BUILD_DEPS="build-essential cmake pkg-config libjansson-dev libconfig-dev l
 libseccomp-dev scdoc"
 # What bwsh needs at run time: the Depends of packaging/debian/control
 # besides the shared libraries.
-BWSH_RUN_DEPS="bubblewrap passt libpam-runtime"
+BWSH_RUN_DEPS="bubblewrap slirp4netns libpam-runtime"
 # What the test suite drives for real: unit tests, PAM stacks, sshd and its
-# clients, file-transfer tools, cron and at, D-Bus, pasta, the sanitizers,
+# clients, file-transfer tools, cron and at, D-Bus, pasta (the network tests' naive control), the sanitizers,
 # the static analyzer, the fuzzers (llvm-symbolizer names the frames the LSan
 # suppressions match), man page lint (mandoc, and man-db for groff's warnings as
 # lintian sees them), shell script lint (shellcheck), the fresh-machine test,

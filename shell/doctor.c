@@ -1345,8 +1345,8 @@ net_probe_child (void *data)
 }
 
 /* Why the probe failed, in one line: the engine's last word before the
- * helper's own "bwsh: network: ..." (pasta may open with a syslog
- * complaint), or the first line. */
+ * helper's own "bwsh: network: ..." (an engine's own words go to the
+ * journal since #33; kept for a helper that prints any), or the first line. */
 static char *
 probe_reason (const CmdResult *res)
 {
@@ -1415,10 +1415,11 @@ probe_network (Doctor *d, BwshNetEngine engine, const char *path)
   if (cmd_succeeded (&res))
     {
       finding (d, LEVEL_OK, NULL,
-               "network: private, egress through %s, which configured a sandbox's network for %s as it does at "
-               "a login; blocks the host's loopback services, its other addresses, its gateway mapping, its "
-               "abstract unix sockets and its socket tables; connections to other hosts are not filtered",
-               path, who);
+               "network: private, egress through %s (%s), which configured a sandbox's network for %s as it "
+               "does at a login, confined and watched; blocks the host's loopback services, every address of "
+               "its interfaces, link-local ones included, its gateway mapping, its abstract unix sockets and its "
+               "socket tables; connections to other hosts are not filtered",
+               name, path, who);
       cmd_result_clear (&res);
       return;
     }
@@ -1456,7 +1457,12 @@ check_network (Doctor *d)
 
         snprintf (fix, sizeof fix, "install %s (Debian, Ubuntu: apt-get install %s; Fedora: dnf install %s)", pkg,
                   pkg, pkg);
-        if (access (path, X_OK) < 0)
+        if (engine == BWSH_NET_ENGINE_PASTA)
+          /* #33: the helper cannot check pasta's connections on the host. */
+          finding (d, LEVEL_ERROR, "set network_engine = \"slirp4netns\" in the policy",
+                   "network: private through pasta is refused: bwsh cannot check the connections it makes on the "
+                   "host, so the host's own addresses would be within reach; every session is refused");
+        else if (access (path, X_OK) < 0)
           finding (d, LEVEL_ERROR, fix, "network: private needs %s: %s: %s; every session is refused",
                    bwsh_net_engine_to_string (engine), path, strerror (errno));
         else

@@ -412,13 +412,12 @@ network_text (BwshNetMode m, BwshNetEngine e)
     case BWSH_NET_PRIVATE:
       if (e == BWSH_NET_ENGINE_SLIRP4NETNS)
         return "private: the sandbox's own network namespace, egress through slirp4netns (IPv4, confined "
-               "with Landlock); the host's loopback services, its other addresses, its gateway mapping, its "
-               "abstract unix sockets and its socket tables (/proc/net) are out of reach; outgoing "
-               "connections to other hosts are not filtered";
-      return "private: the sandbox's own network namespace, egress through pasta; the host's loopback "
-             "services, its other addresses, its gateway mapping, its abstract unix sockets and its "
-             "socket tables (/proc/net) are out of reach; outgoing connections to other hosts are not "
-             "filtered";
+               "with Landlock, each destination it connects or sends to checked against the host's routing "
+               "when it does); the host's loopback services, every address of its interfaces, link-local ones "
+               "included, its gateway mapping, its abstract unix sockets and its socket tables (/proc/net) are "
+               "out of reach; outgoing connections to other hosts are not filtered";
+      return "private through pasta: REFUSED, every session: bwsh cannot check the connections pasta makes on "
+             "the host; set network_engine = \"slirp4netns\"";
     case BWSH_NET_NONE:
       return "none: loopback only; nothing outside the sandbox is reachable over the network";
     case BWSH_NET_SHARED:

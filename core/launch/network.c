@@ -2,7 +2,7 @@
 /*
  * network = "private" (#14): the sandbox's own network namespace, given a
  * link to the outside world by its engine, slirp4netns (the default since
- * #27) or pasta (Debian package passt), through the helper program
+ * #33; pasta, Debian package passt, is refused), through the helper program
  * bwsh-netns (helpers/bwsh-netns.c, installed under libexec).
  * This file only checks what the helper needs, builds its command line and
  * pasta's, and spawns it; the helper is the process that waits, kills and
@@ -58,33 +58,6 @@ const char *
 bwsh_netns_helper_path (void)
 {
   return bwsh_program_path ("BWSH_TEST_NETNS_HELPER", BWSH_NETNS_HELPER_PATH);
-}
-
-int
-bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
-                     BwshArgv *ret)
-{
-  /* -t/-u none: no host port forwarded into the sandbox; -T/-U none: no
-   * port of the host's loopback forwarded out of it (pasta's default, "auto",
-   * would do both).  --no-map-gw: the gateway address is the real gateway,
-   * not a way back to the host's loopback.  --foreground keeps pasta the
-   * helper's child, so that PR_SET_PDEATHSIG holds; --pid is how it learns
-   * pasta is up. */
-  const char *const argv[] = {
-    pasta_path, "--quiet", "--foreground", "--config-net", "--no-map-gw",
-    "-t", "none", "-u", "none", "-T", "none", "-U", "none",
-    "--netns", netns, "--pid", ready,
-  };
-  int r;
-
-  for (size_t i = 0; i < BWSH_N_ELEMENTS (argv); i++)
-    if ((r = bwsh_argv_add (ret, argv[i])) < 0)
-      return r;
-  /* No --userns: pasta stays in the user namespace it was started in. */
-  if (userns != NULL && userns[0] != '\0'
-      && ((r = bwsh_argv_add (ret, "--userns")) < 0 || (r = bwsh_argv_add (ret, userns)) < 0))
-    return r;
-  return 0;
 }
 
 int
@@ -196,6 +169,15 @@ bwsh_net_helper_start (const char *helper_path, BwshNetEngine engine, BwshNetHel
   pid_t pid;
   int r;
 
+  /* The helper checks every destination the engine names against the
+   * host's routing (helpers/engine_watch.c), reading it from the engine's
+   * memory; pasta makes itself undumpable, so no unprivileged helper can,
+   * and a host address would stay within reach (#33). */
+  if (engine == BWSH_NET_ENGINE_PASTA)
+    return bwsh_error_set (err, -EPERM, NULL, 0, 0,
+                           "network_engine = \"pasta\" is refused: bwsh cannot check the connections it "
+                           "makes on the host, so the host's own addresses would be within reach; set "
+                           "network_engine = \"slirp4netns\"");
   if (access (engine_path, X_OK) < 0)
     {
       r = -errno;

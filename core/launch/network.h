@@ -52,10 +52,6 @@ int bwsh_net_helper_argv (const char *helper_path, BwshNetEngine engine, const c
 /* The slirp4netns command line the helper runs for namespace files @netns
  * and @userns; it writes to @ready_fd once the namespace is configured. */
 int bwsh_net_slirp4netns_argv (const char *path, const char *netns, const char *userns, int ready_fd, BwshArgv *ret);
-/* The pasta command line the helper runs for namespace files @netns and @userns. */
-int bwsh_net_pasta_argv (const char *pasta_path, const char *netns, const char *userns, const char *ready,
-                         BwshArgv *ret);
-
 /* Compile-time paths (config.h), exposed for bwshctl. */
 const char *bwsh_pasta_path (void);
 const char *bwsh_slirp4netns_path (void);

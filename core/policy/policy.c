@@ -157,7 +157,7 @@ bwsh_policy_new_defaults (BwshPolicy **ret)
   p->run_mode = BWSH_RUN_TMPFS;
   p->dev_mode = BWSH_DEV_MINIMAL;
   p->net_mode = BWSH_DEFAULT_NET_MODE;
-  p->net_engine = BWSH_NET_ENGINE_PASTA;
+  p->net_engine = BWSH_NET_ENGINE_SLIRP4NETNS;
   p->root_tmpfs_size = UINT64_C (64) * 1024 * 1024;
   p->tmp_tmpfs_size = UINT64_C (1024) * 1024 * 1024;
   p->start_dir = BWSH_START_HOME;

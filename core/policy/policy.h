@@ -35,8 +35,8 @@ typedef enum
 /* network_engine: what gives a private network its egress (#27). */
 typedef enum
 {
-  BWSH_NET_ENGINE_PASTA = 0,  /* IPv4 and IPv6, ~29 MB a session (the default) */
-  BWSH_NET_ENGINE_SLIRP4NETNS, /* IPv4 only, ~1 MB a session */
+  BWSH_NET_ENGINE_PASTA = 0,  /* refused at the session's start (#33): its connections cannot be checked */
+  BWSH_NET_ENGINE_SLIRP4NETNS, /* IPv4 only, ~2 MB a session (the default since #33) */
 } BwshNetEngine;
 
 /* record: interactive sessions recorded with tlog-rec, outside the sandbox

@@ -730,12 +730,24 @@ EOF
     "set network = \"private\" in the policy"
   ;;
 
-network_private_without_pasta)
-  export BWSH_TEST_PASTA=/nonexistent/pasta
+network_private_without_engine)
+  # The default engine missing (#33: slirp4netns).
+  export BWSH_TEST_SLIRP4NETNS=/nonexistent/slirp4netns
   run
   expect_rc 2
-  expect_finding error "network: private needs pasta: /nonexistent/pasta: No such file or directory; every session is refused" \
-    "install passt (Debian, Ubuntu: apt-get install passt; Fedora: dnf install passt)"
+  expect_finding error "network: private needs slirp4netns: /nonexistent/slirp4netns: No such file or directory; every session is refused" \
+    "install slirp4netns (Debian, Ubuntu: apt-get install slirp4netns; Fedora: dnf install slirp4netns)"
+  ;;
+
+network_private_pasta_refused)
+  # #33: pasta's connections on the host cannot be checked.
+  write_policy <<'EOF'
+network_engine = "pasta";
+EOF
+  run
+  expect_rc 2
+  expect_finding error "network: private through pasta is refused: bwsh cannot check the connections it makes on the host, so the host's own addresses would be within reach; every session is refused" \
+    "set network_engine = \"slirp4netns\" in the policy"
   ;;
 
 network_private_tun_closed_to_users)
@@ -746,13 +758,13 @@ network_private_tun_closed_to_users)
   tun_mode=0600
   run
   expect_rc 2
-  expect_finding error "network: private cannot start for an unprivileged account (nobody): /dev/net/tun is crw------- root, and pasta must open it as the session's user; every subject's session is refused" \
+  expect_finding error "network: private cannot start for an unprivileged account (nobody): /dev/net/tun is crw------- root, and slirp4netns must open it as the session's user; every subject's session is refused" \
     "chmod 0666 /dev/net/tun and keep that mode at boot (Debian's udev rule sets it; without udev, for example a systemd-tmpfiles line \"z /dev/net/tun 0666 - - -\"), or set network = \"none\" in the policy"
   ;;
 network_private_probe_as_nobody)
   need_root
   run
-  expect_finding ok "network: private, egress through /usr/bin/pasta, which configured a sandbox's network for an unprivileged account (nobody) as it does at a login; blocks the host's loopback services, its other addresses, its gateway mapping, its abstract unix sockets and its socket tables; connections to other hosts are not filtered"
+  expect_finding ok "network: private, egress through slirp4netns (/usr/bin/slirp4netns), which configured a sandbox's network for an unprivileged account (nobody) as it does at a login, confined and watched; blocks the host's loopback services, every address of its interfaces, link-local ones included, its gateway mapping, its abstract unix sockets and its socket tables; connections to other hosts are not filtered"
   ;;
 landlock_best_effort_network_none)
   write_policy <<'EOF'

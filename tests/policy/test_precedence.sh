@@ -27,7 +27,7 @@ expect()
   tmp=$((b * s))
   it_assert_eq "$1" "$hn" "hostname"
   if [ "$2" = none ]; then it_assert_eq 1 "$nif" "interfaces (network none)"; fi
-  if [ "$2" = private ]; then it_assert_eq 2 "$nif" "interfaces (network private: lo and pasta's tap)"; fi
+  if [ "$2" = private ]; then it_assert_eq 2 "$nif" "interfaces (network private: lo and slirp4netns's tap0)"; fi
   if [ "$2" = shared ]; then it_assert_eq "$(tail -n +3 /proc/net/dev | wc -l)" "$nif" "interfaces (network shared)"; fi
   it_assert_eq "$3" "$tmp" "size of /tmp"
 }

@@ -239,9 +239,9 @@ host-node"
 
   network)
     host_ifs=$(tail -n +3 /proc/net/dev | awk -F: '{ gsub(/ /, "", $1); print $1 }' | sort | tr '\n' ' ')
-    # pasta names its tap after the host's default-route interface.
-    tap=$(ip -4 route show default | awk '{ for (i = 1; i < NF; i++) if ($i == "dev") { print $(i + 1); exit } }')
-    it_check "shipped (private): its own loopback and pasta's $tap, not the host's interfaces ($host_ifs)"
+    # slirp4netns, the default engine (#33), gives the sandbox tap0.
+    tap=tap0
+    it_check "shipped (private): its own loopback and slirp4netns's $tap, not the host's interfaces ($host_ifs)"
     pol_session "tail -n +3 /proc/net/dev | awk -F: '{ gsub(/ /, \"\", \$1); print \$1 }' | sort | tr '\n' ' '"
     pol_assert_ran
     out_is "$(printf '%s\n' "$tap" lo | sort | tr '\n' ' ')"

@@ -215,6 +215,14 @@ test_plan_digest_changes_with_what_the_sandbox_does (void **state)
   assert_string_not_equal (base, other);
   f->pol->net_mode = BWSH_NET_PRIVATE;
 
+  /* Two plans that differ only in the engine (#33). */
+  f->pol->net_engine = BWSH_NET_ENGINE_PASTA;
+  digest_of (f, NULL, NULL, other);
+  assert_string_not_equal (base, other);
+  f->pol->net_engine = BWSH_NET_ENGINE_SLIRP4NETNS;
+  digest_of (f, NULL, NULL, other);
+  assert_string_equal (base, other);
+
   f->pol->tmp_tmpfs_size = 12345;
   digest_of (f, NULL, NULL, other);
   assert_string_not_equal (base, other);

@@ -147,10 +147,16 @@ bwsh_lock_group_members (const BwshPolicy *pol, const char *group, size_t *ret_s
 static int
 note_name (const char *registry_id, char *buf, size_t size)
 {
-  if (registry_id == NULL || registry_id[0] == '\0' || registry_id[0] == '.' || strchr (registry_id, '/') != NULL
+  /* A registry id is a path below the registry ("uid/1000/4242-99-0",
+   * registry_place.h): its '/' become '.', which no id holds, so the note
+   * is one name in the status directory. */
+  if (registry_id == NULL || registry_id[0] == '\0' || registry_id[0] == '/' || strchr (registry_id, '.') != NULL
       || strlen (registry_id) + sizeof NOTE_PREFIX > size)
     return -EINVAL;
   snprintf (buf, size, NOTE_PREFIX "%s", registry_id);
+  for (char *c = buf + strlen (NOTE_PREFIX); *c != '\0'; c++)
+    if (*c == '/')
+      *c = '.';
   return 0;
 }
 

@@ -389,6 +389,41 @@ test_squatted_place_neither_refuses_nor_escapes_max_sessions (void **state)
     }
 }
 
+/* bwshctl enforce's note for pam_bwsh's close, for a registry id as the
+ * per-uid places name it ("uid/UID/PID-START-N"): written and taken once.
+ * Refused before: the '/' of such an id made every note "an invalid session
+ * registry id", and a session a lock ended was recorded as a logout. */
+static void
+test_lock_note_for_a_per_uid_registry_id_is_written_and_taken_once (void **state)
+{
+  static const char *const bad[] = { "", "/abs", "uid/1000/..", "a.b" };
+  char target[] = "@locked", reason[] = "audit", by[] = "policy";
+  BwshLock lock = { .target = target, .reason = reason, .by = by }, got = { 0 };
+  BwshSessionEntry e = { .uid = 0, .pid = getpid (), .start = 1 };
+  size_t live;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  /* A session of root's registered as pam_bwsh registers it. */
+  e.user = strdup ("root");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_non_null (strchr (e.id, '/'));
+  assert_int_equal (bwsh_lock_note_write (sessions, e.id, &lock, NULL), 0);
+  assert_int_equal (bwsh_lock_note_take (sessions, "uid/1001/4242-99-0", &got), -ENOENT);
+  assert_int_equal (bwsh_lock_note_take (sessions, e.id, &got), 0);
+  assert_string_equal (got.target, "@locked");
+  assert_string_equal (got.reason, "audit");
+  bwsh_lock_clear (&got);
+  assert_int_equal (bwsh_lock_note_take (sessions, e.id, &got), -ENOENT);
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
+  bwsh_session_entry_clear (&e);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    assert_int_equal (bwsh_lock_note_write (sessions, bad[i], &lock, NULL), -EINVAL);
+}
+
 int
 main (void)
 {
@@ -397,6 +432,7 @@ main (void)
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
     cmocka_unit_test (test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid),
     cmocka_unit_test (test_squatted_place_neither_refuses_nor_escapes_max_sessions),
+    cmocka_unit_test (test_lock_note_for_a_per_uid_registry_id_is_written_and_taken_once),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);
 }

@@ -8,8 +8,9 @@
       each answers TOKEN.  Writes READY once all listen; runs until killed.
   net_tool.py tcp HOST PORT | udp HOST PORT | abstract NAME | http URL
       one probe: prints "LABEL=OK:<answer>" or "LABEL=ERR:<reason>".
-  net_tool.py tcp-serve PORT TOKEN
-      a TCP server on 127.0.0.1:PORT answering TOKEN (inside a sandbox).
+  net_tool.py tcp-serve PORT TOKEN READY
+      a TCP server on 127.0.0.1:PORT answering TOKEN (inside a sandbox);
+      writes READY once it listens.
 """
 import socket, sys, threading, urllib.request
 
@@ -91,6 +92,7 @@ def main():
         serve(args[0], args[1], int(args[2]), int(args[3]), args[4])
     elif cmd == "tcp-serve":
         s = tcp_listener("127.0.0.1", int(args[0]))
+        open(args[2], "w").close()
         answer_tcp(s, args[1].encode())
     else:
         probe(cmd, args)

@@ -186,12 +186,15 @@ it_remove_user()
     [ -z "$(it_live_pids "$uid")" ] && break
     sleep 0.1
   done
+  # The home goes before the account: once userdel frees the uid, a test
+  # running beside this one may get it for its own user, and would find
+  # this home (owned by that uid) among its user's files.
+  [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
   for _ in 1 2 3 4 5; do
     userdel "$name" 2>/dev/null && break
     id -u "$name" >/dev/null 2>&1 || break
     sleep 0.3
   done
-  [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
 }
 
 it_data_dir()

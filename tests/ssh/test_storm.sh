@@ -52,10 +52,14 @@ release_when_decided()
 }
 rm -f "$IT_HOME/project/release"
 it_defer rm -f "$IT_HOME/project/release"
-# registry_entries: live entries of the registry (pam_bwsh's and bwsh's own).
-# Entries are REG/uid/UID/NAME (pam_bwsh's) and REG/user/UID/NAME (bwsh's);
-# REG/status holds no entry.
-registry_entries() { find "$REG" -maxdepth 3 -type f ! -name '.*' ! -path "$REG/status/*" 2>/dev/null | wc -l; }
+# registry_entries: the test user's entries in the registry (pam_bwsh's and
+# bwsh's own): REG/uid/UID/NAME (pam_bwsh's) and REG/user/UID/NAME (bwsh's).
+# Only the user's: the registry is shared with the tests that ran before and
+# beside this one, whose entries are theirs to check.
+registry_entries()
+{
+  find "$REG/uid/$IT_UID" "$REG/user/$IT_UID" -maxdepth 1 -type f ! -name '.*' 2>/dev/null | wc -l
+}
 # registry_drained: 0 once sshd has closed every session.  The ssh client
 # returns when the channel closes, and sshd runs pam_close_session (which
 # removes pam_bwsh's entry) after that, in its own time: under load, seconds
@@ -70,7 +74,7 @@ registry_drained()
     sleep 0.1
   done
   if [ "$n" != 0 ]; then
-    find "$REG" -maxdepth 3 -type f ! -name '.*' ! -path "$REG/status/*" 2>/dev/null | while read -r e; do
+    find "$REG/uid/$IT_UID" "$REG/user/$IT_UID" -maxdepth 1 -type f ! -name '.*' 2>/dev/null | while read -r e; do
       e=$(basename "$e")
       it_log "left: $e (process ${e%%-*} $([ -d "/proc/${e%%-*}" ] && echo alive || echo gone))"
     done

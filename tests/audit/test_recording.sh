@@ -122,9 +122,14 @@ script -qec "tlog-play -r file -i $IT_TMP/rec.json -g end" /dev/null >"$IT_TMP/p
 grep -q REC-42 "$IT_TMP/play.out" || it_fail "tlog-play does not show the marker: $(cat "$IT_TMP/play.out")"
 
 it_check "from inside, the recorder cannot be seen or killed; outside, it runs"
+# Both sessions below last until the test has looked (the release file),
+# not a fixed time: on a loaded machine a login takes seconds.
+UNTIL_RELEASED='while [ ! -e ~/project/release ]; do sleep 0.1; done'
+rm -f "$IT_HOME/project/release"
+it_defer rm -f "$IT_HOME/project/release"
 timeout -k 5 70 python3 "$BWSH_SOURCE_DIR/tests/ssh/pty_run.py" --type 'echo HELD-$((6*7))' \
   'for p in /proc/[0-9]*; do cat $p/comm; done 2>/dev/null | sort -u | tr "\n" " "; echo' \
-  'sleep 6' 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
+  "$UNTIL_RELEASED" 'kill -KILL -1 2>/dev/null; echo after-kill' -- ssh -tt -F "$SSH_CFG" t >"$IT_TMP/held.out" 2>&1 </dev/null &
 held=$!
 it_defer kill "$held"
 outside=
@@ -138,7 +143,7 @@ done
 it_assert_eq 1 "$outside" "tlog-rec processes of the user on the host while the session runs"
 # Beside it, a command session, which is not recorded: bwshctl sessions
 # tells the two apart.
-timeout -k 5 60 ssh -F "$SSH_CFG" t 'sleep 6' </dev/null >/dev/null 2>&1 &
+timeout -k 5 60 ssh -F "$SSH_CFG" t "$UNTIL_RELEASED" </dev/null >/dev/null 2>&1 &
 cmd_session=$!
 flags=
 for _ in $(seq 100); do
@@ -152,8 +157,10 @@ done
 it_assert_eq "false true" "$flags" "bwshctl sessions: recorded, for the command and the interactive session"
 bwshctl_run sessions
 grep -qE "^$IT_USER .* current +tty " <<<"$IT_OUT" || it_fail "bwshctl sessions' text does not say tty: $IT_OUT"
+touch "$IT_HOME/project/release"
 wait "$cmd_session"
 wait "$held"
+rm -f "$IT_HOME/project/release"
 grep -q HELD-42 "$IT_TMP/held.out" || it_fail "the held session did not run: $(cat "$IT_TMP/held.out")"
 grep -qE '(^|[^a-z])bash bwrap ' "$IT_TMP/held.out" \
   || it_fail "the held session did not list its processes: $(cat "$IT_TMP/held.out")"

@@ -21,30 +21,60 @@ ssh_prepare
 audit_unlock_at_exit
 journal_start
 ssh_start main
-STATUS_DIR=$IT_PREFIX/run/bwsh/sessions/status
+REGISTRY_DIR=$IT_PREFIX/run/bwsh/sessions
+STATUS_DIR=$REGISTRY_DIR/status
 it_defer kill_holders
+
+# The registry and its status directory are shared with every test that runs
+# beside this one (ctest -j): look only at this test user's part of them.
+# own_status_files: the status files of the user's sessions (pam_bwsh makes
+# them the user's); own_registry_ids: the registry ids of the user's live
+# sessions, pam_bwsh's (uid/UID/NAME) and bwsh's own (user/UID/NAME), as
+# core/session/registry_place.h names them.
+own_status_files() { find "$STATUS_DIR" -mindepth 1 -maxdepth 1 -user "$IT_UID" 2>/dev/null; }
+own_registry_ids()
+{
+  (cd "$REGISTRY_DIR" 2>/dev/null && find "uid/$IT_UID" "user/$IT_UID" -mindepth 1 -maxdepth 1 -type f ! -name '.*' \
+    2>/dev/null | sort)
+}
+
+# sessions_closed: wait until every earlier session of the user has closed
+# (pam_bwsh's close: no registry entry, no status file; no process of the
+# user left), so that a case never sees the one before it.
+sessions_closed()
+{
+  for _ in $(seq 900); do
+    [ -z "$(own_registry_ids)" ] && [ -z "$(own_status_files)" ] && [ -z "$(audit_user_procs)" ] && return 0
+    sleep 0.1
+  done
+  it_fail "earlier sessions of $IT_USER did not close in 90 s: registry [$(own_registry_ids)]," \
+    "status files [$(own_status_files)], processes [$(audit_user_procs)]"
+  return 1
+}
 
 # hold NAME COMMAND: an ssh session running COMMAND in the background, once
 # it printed "started" (sessions on a loaded machine take seconds to start).
 hold()
 {
   local name=$1
+  sessions_closed || return 1
   timeout -k 5 150 ssh -F "$SSH_CFG" t "$2" </dev/null >"$IT_TMP/hold.$name.out" 2>"$IT_TMP/hold.$name.err" &
   HOLDERS+=($!)
   for _ in $(seq 900); do
-    grep -q started "$IT_TMP/hold.$name.out" && return 0
+    grep -q started "$IT_TMP/hold.$name.out" 2>/dev/null && return 0
     sleep 0.1
   done
   it_fail "session $name did not start in 90 s: $(cat "$IT_TMP/hold.$name.err")"
   return 1
 }
 
-# The one status file of the running session, and the session's id.
+# The one status file of the user's one running session (its name is the
+# session's id).
 status_file()
 {
   local f
-  f=$(find "$STATUS_DIR" -mindepth 1 2>/dev/null)
-  [ "$(grep -c . <<<"$f")" = 1 ] || { it_fail "expected one status file, found: $f"; return 1; }
+  f=$(own_status_files)
+  [ "$(grep -c . <<<"$f")" = 1 ] || { it_fail "expected one status file of $IT_USER, found: $f"; return 1; }
   printf '%s' "$f"
 }
 
@@ -78,7 +108,10 @@ ended=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" | tail -n 1)
 it_assert_eq 3 "$(journal_field "$ended" BWSH_EXIT_STATUS)" BWSH_EXIT_STATUS
 it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" BWSH_END_REASON
 it_assert_eq "" "$(journal_field "$ended" BWSH_LOCK_REASON)" "BWSH_LOCK_REASON of a logout"
-it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files left once the session closed"
+sid=$(journal_field "$ended" BWSH_SESSION_ID)
+[ -n "$sid" ] || it_fail "no BWSH_SESSION_ID: $ended"
+it_assert_absent "$STATUS_DIR/$sid"
+it_assert_eq "" "$(own_status_files)" "status files of $IT_USER left once the session closed"
 it_assert_eq "root 755" "$(stat -c '%U %a' "$STATUS_DIR")" "the status directory"
 
 it_check "ssh true: status 0 is reported as 0, not left out"
@@ -155,7 +188,10 @@ journal_wait_for 1 "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=su 
 ended=$(journal_json "MESSAGE_ID=$MSG_ENDED" "BWSH_USER=$IT_USER" BWSH_SERVICE=su | tail -n 1)
 it_assert_eq "" "$(journal_field "$ended" BWSH_EXIT_STATUS)" "BWSH_EXIT_STATUS of an unsandboxed bash"
 it_assert_eq logout "$(journal_field "$ended" BWSH_END_REASON)" BWSH_END_REASON
-it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files left"
+sid=$(journal_field "$ended" BWSH_SESSION_ID)
+[ -n "$sid" ] || it_fail "no BWSH_SESSION_ID: $ended"
+it_assert_absent "$STATUS_DIR/$sid"
+it_assert_eq "" "$(own_status_files)" "status files of $IT_USER left"
 
 # last_ended_status N: the exit status on the last sshd session-ended
 # event, once there are N of them.
@@ -229,6 +265,8 @@ it_add_user OTHER   # shell bwsh, not a subject of $SSH_POLICY
 hold lockgroup 'echo started; exec sleep 60' || exit 1
 f=$(status_file) || exit 1
 sid=$(basename "$f")
+rid=$(own_registry_ids)
+[ "$(grep -c . <<<"$rid")" = 1 ] || { it_fail "expected one registry entry of $IT_USER, found: $rid"; exit 1; }
 LINE=$(($(grep -c '' "$SSH_POLICY") + 1))
 printf 'lock_groups = [ "%s" ];\nlock_reason = "lock group drill 4713";\n' "$LOCKGRP" >>"$SSH_POLICY"
 bwshctl_run check --policy "$SSH_POLICY"
@@ -277,7 +315,11 @@ it_assert_eq "@$LOCKGRP" "$(journal_field "$ended" BWSH_LOCK_TARGET)" BWSH_LOCK_
 it_assert_eq "lock group drill 4713" "$(journal_field "$ended" BWSH_LOCK_REASON)" BWSH_LOCK_REASON
 it_assert_eq "policy $SSH_POLICY:$LINE" "$(journal_field "$ended" BWSH_LOCK_BY)" BWSH_LOCK_BY
 kill_holders
-it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1)" "status files and notes left once the session closed"
+it_assert_absent "$f"
+# The lock note enforce left for the session (lock-ID) went with its close.
+it_assert_eq "" "$(find "$STATUS_DIR" -mindepth 1 -maxdepth 1 -name "lock-*${rid##*/}" 2>/dev/null)" \
+  "lock notes of the session left once it closed"
+it_assert_eq "" "$(own_status_files)" "status files of $IT_USER left once the session closed"
 bwshctl_run enforce
 it_assert_rc 0
 it_assert_eq "" "$IT_OUT" "a second enforce, nothing to end"

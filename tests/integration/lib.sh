@@ -176,8 +176,9 @@ it_live_pids()
   ps -o pid= -o stat= -U "$1" 2>/dev/null | awk '$2 !~ /^Z/ { print $1 }'
 }
 
-# Remove a user: its processes (by pid), the account, its home.
-it_remove_user()
+# it_kill_user NAME: end the user's processes (by pid; waits 1 s at most).
+# it_remove_user NAME: its processes, its home, then the account.
+it_kill_user()
 {
   local name=$1 uid pid
   uid=$(id -u "$name" 2>/dev/null) || return 0
@@ -186,12 +187,22 @@ it_remove_user()
     [ -z "$(it_live_pids "$uid")" ] && break
     sleep 0.1
   done
+}
+
+it_remove_user()
+{
+  local name=$1
+  id -u "$name" >/dev/null 2>&1 || return 0
+  it_kill_user "$name"
+  # The home goes before the account: once userdel frees the uid, a test
+  # running beside this one may get it for its own user, and would find
+  # this home (owned by that uid) among its user's files.
+  [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
   for _ in 1 2 3 4 5; do
     userdel "$name" 2>/dev/null && break
     id -u "$name" >/dev/null 2>&1 || break
     sleep 0.3
   done
-  [ -n "${IT_ROOT:-}" ] && rm -rf "${IT_ROOT:?}/home/$name"
 }
 
 it_data_dir()
@@ -221,8 +232,12 @@ it_cleanup()
   for ((i = ${#IT_DEFERRED[@]} - 1; i >= 0; i--)); do
     eval "${IT_DEFERRED[$i]}" >/dev/null 2>&1
   done
-  for u in "${IT_USERS[@]}"; do it_remove_user "$u"; done
+  # The users' uids are freed last: a test running beside this one may get
+  # one for its own user at once, and must not find this test's files (its
+  # IT_TMP, the homes) owned by it.
+  for u in "${IT_USERS[@]}"; do it_kill_user "$u"; done
   [ -n "$IT_TMP" ] && rm -rf "$IT_TMP"
+  for u in "${IT_USERS[@]}"; do it_remove_user "$u"; done
   if [ "$IT_OWN_TREE" = 1 ] && [ -n "${IT_ROOT:-}" ]; then
     rm -rf "$IT_ROOT"
   fi

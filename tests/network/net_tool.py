@@ -8,8 +8,9 @@
       each answers TOKEN.  Writes READY once all listen; runs until killed.
   net_tool.py tcp HOST PORT | udp HOST PORT | abstract NAME | http URL
       one probe: prints "LABEL=OK:<answer>" or "LABEL=ERR:<reason>".
-  net_tool.py tcp-serve PORT TOKEN
-      a TCP server on 127.0.0.1:PORT answering TOKEN (inside a sandbox).
+  net_tool.py tcp-serve PORT TOKEN READY
+      a TCP server on 127.0.0.1:PORT answering TOKEN (inside a sandbox);
+      writes READY once it listens.
   net_tool.py hits LOG READY PORT [LINKLOCAL%IF]
       in "the host": TCP and UDP on [::]:PORT (dual stack) and, if given, on
       [LINKLOCAL%IF]:PORT+1; a line in LOG for every connection or datagram.
@@ -180,6 +181,7 @@ def main():
         print("rounds=%d" % (rounds + 1))
     elif cmd == "tcp-serve":
         s = tcp_listener("127.0.0.1", int(args[0]))
+        open(args[2], "w").close()
         answer_tcp(s, args[1].encode())
     else:
         probe(cmd, args)

@@ -335,7 +335,8 @@ case_none_reaches_only_its_own_loopback()
 
   it_check "none: its own loopback server answers; host listeners and the remote host do not"
   nt_mode none
-  it_run "($NT_P tcp-serve $inner inner &) ; sleep 0.5; $NT_P tcp 127.0.0.1 $inner | sed s/^tcp/own/; $(nt_probe_host_cmd) $NT_P http http://$NT_REMOTE:8080/token.txt; ip -o link show | grep -vc ' lo:' | sed s/^/links=/"
+  # The probe connects once the server listens (its READY file), not after a delay.
+  it_run "($NT_P tcp-serve $inner inner /tmp/inner.ready.\$\$ &) ; for i in \$(seq 200); do [ -e /tmp/inner.ready.\$\$ ] && break; sleep 0.05; done; $NT_P tcp 127.0.0.1 $inner | sed s/^tcp/own/; $(nt_probe_host_cmd) $NT_P http http://$NT_REMOTE:8080/token.txt; ip -o link show | grep -vc ' lo:' | sed s/^/links=/"
   it_assert_rc 0
   nt_line "own=OK:inner"
   nt_unreached tcp

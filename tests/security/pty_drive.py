@@ -11,6 +11,8 @@ act on it.  SCRIPT holds one directive per line:
     send TEXT      write TEXT to the terminal (Python escapes: \\n, \\x03)
     expect REGEX   wait (20 s at most) until the output after the previous
                    match matches REGEX
+    wait-file PATH wait (20 s at most) until PATH exists: a state another
+                   writer to the terminal reached (its typing is over)
     sleep SECONDS
     # ...          a comment
 
@@ -87,6 +89,13 @@ def main():
         word, _, arg = line.partition(" ")
         if word == "send":
             os.write(fd, codecs.decode(arg, "unicode_escape").encode("latin-1"))
+        elif word == "wait-file":
+            deadline = time.monotonic() + 20
+            while not os.path.lexists(arg):
+                if time.monotonic() >= deadline or not alive:
+                    sys.stderr.write("pty_drive.py: timed out waiting for %s\n" % arg)
+                    finish(124, pid)
+                alive = pump(fd, min(deadline, time.monotonic() + 0.1))
         elif word == "sleep":
             alive = pump(fd, time.monotonic() + float(arg)) and alive
         elif word == "expect":

@@ -26,7 +26,13 @@ inject_session()
   script=$IT_TMP/pty-script
   {
     if [ "$(cat /proc/sys/dev/tty/legacy_tiocsti 2>/dev/null || echo 1)" = 1 ]; then
-      printf 'send %s\\n\n' "setpriv --reuid=$IT_UID --regid=$(id -g "$IT_USER") --init-groups $IT_HOME/project/bwsh-probe $sub 'touch $INJ_DIR/control'"
+      # The probe types into this terminal: nothing else may type until its
+      # injection is over (the probe exited: INJ-55) and the outer shell ran
+      # what it queued (the marker is there).  Typing before that
+      # interleaves with the injection ("techo ... ouch").
+      printf 'send %s\\n\n' "setpriv --reuid=$IT_UID --regid=$(id -g "$IT_USER") --init-groups $IT_HOME/project/bwsh-probe $sub 'touch $INJ_DIR/control'; echo INJ-\$((50+5))"
+      echo 'expect INJ-55'
+      echo "wait-file $INJ_DIR/control"
       # shellcheck disable=SC2016
       printf 'send %s\\n\n' 'echo CTL-$((40+2))'
       echo 'expect CTL-42'
@@ -41,8 +47,8 @@ inject_session()
     # The outer shell now reads whatever is queued on the terminal.
     # shellcheck disable=SC2016
     printf 'send %s\\n\n' 'echo OUTER-$((30+3))'
+    # Whatever was queued before it has run by the time OUTER-33 is printed.
     echo 'expect OUTER-33'
-    echo 'sleep 0.5'
     printf '%s\n' 'send exit\n'
   } >"$script"
   sec_pty "$script" /bin/sh
@@ -85,6 +91,9 @@ case_tioclinux_refused()
     printf 'send %s\\n\n' "printf 'C=%s\\\\n' \"\$(setpriv --reuid=$IT_UID --regid=$(id -g "$IT_USER") --init-groups $IT_HOME/project/bwsh-probe tioclinux)\""
     echo 'expect C=[A-Z]+'
     printf 'send %s\\n\n' "su - $IT_USER"
+    # shellcheck disable=SC2016
+    printf 'send %s\\n\n' 'echo READY-$((20+1))'
+    echo 'expect READY-21'
     printf 'send %s\\n\n' "printf 'R=%s\\\\n' \"\$($SEC_P tioclinux)\"; exit"
     echo 'expect R=[A-Z]+'
     printf '%s\n' 'send exit\n'

@@ -64,6 +64,33 @@ def send(s):
     os.write(fd, s.encode() if isinstance(s, str) else s)
 
 
+def foreground_sleep(timeout=15.0):
+    """Wait until the user's `sleep 300` is the foreground job of its
+    terminal (its process group is the terminal's): only then do Ctrl-Z and
+    Ctrl-C reach it rather than the shell that is starting it."""
+    uid = os.stat(home).st_uid
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                if os.stat("/proc/" + p).st_uid != uid:
+                    continue
+                with open("/proc/%s/cmdline" % p, "rb") as f:
+                    if f.read() != b"sleep\0" + b"300\0":
+                        continue
+                with open("/proc/%s/stat" % p) as f:
+                    st = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            # Fields 5 and 8 of stat: pgrp and tpgid (st[0] is field 3).
+            if st[0] != "Z" and st[2] == st[5]:
+                return True
+        time.sleep(0.05)
+    return False
+
+
 def check(name, ok, detail=""):
     global failed
     print(("ok: " if ok else "FAIL: ") + name + ("" if ok else f" ({detail!r}; pending output {buf[-400:]!r})"))
@@ -109,14 +136,18 @@ check("the interactive session is the sandbox", out is not None and "bwrap" in o
 out = run("stty size")
 check("the initial window size reaches the shell", out is not None and "24 80" in out, out)
 winsize(fd, 40, 123)
-time.sleep(0.5)
+# The resize travels to sshd beside what is typed, not before it: ask until
+# the new size is there (a state), not once after a delay.
+deadline = time.monotonic() + 15
 out = run("stty size")
+while out is not None and "40 123" not in out and time.monotonic() < deadline:
+    out = run("stty size")
 check("a window resize reaches the shell", out is not None and "40 123" in out, out)
 out = run("echo lines=$LINES cols=$COLUMNS")
 check("bash saw SIGWINCH ($LINES/$COLUMNS)", out is not None and "lines=40 cols=123" in out, out)
 
 send("sleep 300\r")
-time.sleep(1.0)
+check("sleep 300 becomes the foreground job", foreground_sleep())
 send(b"\x1a")
 check("Ctrl-Z stops the foreground job", expect(r"Stopped\s+sleep 300") is not None)
 out = run("jobs")
@@ -127,7 +158,7 @@ out = run("jobs")
 check("jobs lists it running", out is not None and re.search(r"\[1\]\+\s+Running\s+sleep 300", out) is not None, out)
 send("fg\r")
 check("fg brings it back", expect(r"sleep 300\r?\n") is not None)
-time.sleep(0.5)
+check("... into the foreground", foreground_sleep())
 t0 = time.monotonic()
 send(b"\x03")
 check("Ctrl-C ends the job fg brought back", expect(r"P> $", 10) is not None)
@@ -135,7 +166,7 @@ out = run("echo status=$?")
 check("... with SIGINT (status 130)", out is not None and "status=130" in out, out)
 
 send("sleep 300\r")
-time.sleep(1.0)
+check("sleep 300 becomes the foreground job again", foreground_sleep())
 t0 = time.monotonic()
 send(b"\x03")
 back = expect(r"P> $", 10)

@@ -137,15 +137,17 @@ step "a locked local subject is refused at the account stage"
 acct && { cat "$tmp/pt"; fail "the account stage let the locked subject through"; }
 grep -qF "bwsh: sessions of $user are locked: sss drill" "$tmp/pt" || { cat "$tmp/pt"; fail "not the lock's message"; }
 # The control of doctor's check: the old order again, written by hand.
+cp /etc/pam.d/common-account "$tmp/common-account"
 sed -i '/pam_bwsh.so/d' /etc/pam.d/common-account
 printf 'account\trequired\tpam_bwsh.so\n' >>/etc/pam.d/common-account
 "$bwshctl" doctor --user "$user" >"$tmp/doctor" 2>&1
 grep -qF "warning: pam: sshd: /etc/pam.d/common-account:" "$tmp/doctor" \
   && grep -qF "(sufficient pam_localuser.so) can end the account stack before pam_bwsh" "$tmp/doctor" \
   || { cat "$tmp/doctor"; fail "doctor does not name pam_localuser before pam_bwsh"; }
-enable
+cp "$tmp/common-account" /etc/pam.d/common-account
 "$bwshctl" unlock "$user" >/dev/null 2>&1
 userdel "$user" 2>/dev/null
+rm -f "$policy"
 echo "ok: pam_bwsh's account line comes before SSSD's pam_localuser; a locked local subject is refused at the account stage"
 
 if [ $# -gt 0 ]; then

@@ -76,8 +76,10 @@ sss=$(find "$cache/root" -name pam_sss.so -print -quit)
 cp "$sss" "$pamdir/pam_sss.so"
 cp "$cache/root/usr/share/pam-configs/sss" /usr/share/pam-configs/sss
 cp "$module" "$pamdir/pam_bwsh.so"
-grep -qx 'Account-Type: Additional' /usr/share/pam-configs/sss && grep -q 'sufficient[[:space:]]*pam_localuser.so' /usr/share/pam-configs/sss \
-  || fail "libpam-sss's profile no longer adds pam_localuser to the Additional block: $(cat /usr/share/pam-configs/sss)"
+if ! grep -qx 'Account-Type: Additional' /usr/share/pam-configs/sss \
+  || ! grep -q 'sufficient[[:space:]]*pam_localuser.so' /usr/share/pam-configs/sss; then
+  fail "libpam-sss's profile no longer adds pam_localuser to the Additional block: $(cat /usr/share/pam-configs/sss)"
+fi
 
 # pam_bwsh's registry and state: nothing of the host's /run.
 mount -t tmpfs tmpfs /run || fail "tmpfs on /run"
@@ -112,7 +114,7 @@ step "control: the profile's old Priority 0 puts pam_localuser first"
 sed 's/^Priority: .*/Priority: 0/' "$src/packaging/debian/pam-configs/bwsh" >/usr/share/pam-configs/bwsh
 enable
 read -r b l s < <(order /etc/pam.d/common-account pam_bwsh.so pam_localuser.so pam_sss.so)
-[ -n "$b" ] && [ -n "$l" ] && [ -n "$s" ] || fail "common-account lacks a line: $(cat /etc/pam.d/common-account)"
+if [ -z "$b" ] || [ -z "$l" ] || [ -z "$s" ]; then fail "common-account lacks a line: $(cat /etc/pam.d/common-account)"; fi
 [ "$l" -lt "$b" ] || fail "control: pam_localuser after pam_bwsh with Priority 0: $(cat /etc/pam.d/common-account)"
 acct || { cat "$tmp/pt"; fail "control: the account stage refused the locked subject with pam_localuser first"; }
 grep -q 'account management done' "$tmp/pt" || { cat "$tmp/pt"; fail "control: pamtester did not run acct_mgmt"; }
@@ -121,8 +123,9 @@ step "the package's profile: pam_bwsh first in common-account's Additional block
 cp "$src/packaging/debian/pam-configs/bwsh" /usr/share/pam-configs/bwsh
 enable
 read -r b l s < <(order /etc/pam.d/common-account pam_bwsh.so pam_localuser.so pam_sss.so)
-[ -n "$b" ] && [ "$b" -lt "$l" ] && [ "$b" -lt "$s" ] \
-  || fail "pam_bwsh is not before pam_localuser and pam_sss: $(cat /etc/pam.d/common-account)"
+if [ -z "$b" ] || [ "$b" -gt "$l" ] || [ "$b" -gt "$s" ]; then
+  fail "pam_bwsh is not before pam_localuser and pam_sss: $(cat /etc/pam.d/common-account)"
+fi
 grep -E '^account[[:space:]]+required[[:space:]]+pam_bwsh\.so' /etc/pam.d/common-account >/dev/null \
   || fail "pam_bwsh's account line is not \"required\": $(cat /etc/pam.d/common-account)"
 # Before it only the Primary block, whose jumps land on pam_permit.
@@ -141,9 +144,11 @@ cp /etc/pam.d/common-account "$tmp/common-account"
 sed -i '/pam_bwsh.so/d' /etc/pam.d/common-account
 printf 'account\trequired\tpam_bwsh.so\n' >>/etc/pam.d/common-account
 "$bwshctl" doctor --user "$user" >"$tmp/doctor" 2>&1
-grep -qF "warning: pam: sshd: /etc/pam.d/common-account:" "$tmp/doctor" \
-  && grep -qF "(sufficient pam_localuser.so) can end the account stack before pam_bwsh" "$tmp/doctor" \
-  || { cat "$tmp/doctor"; fail "doctor does not name pam_localuser before pam_bwsh"; }
+if ! grep -qF "warning: pam: sshd: /etc/pam.d/common-account:" "$tmp/doctor" \
+  || ! grep -qF "(sufficient pam_localuser.so) can end the account stack before pam_bwsh" "$tmp/doctor"; then
+  cat "$tmp/doctor"
+  fail "doctor does not name pam_localuser before pam_bwsh"
+fi
 cp "$tmp/common-account" /etc/pam.d/common-account
 "$bwshctl" unlock "$user" >/dev/null 2>&1
 userdel "$user" 2>/dev/null

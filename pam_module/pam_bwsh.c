@@ -669,7 +669,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   if (pam_putenv (pamh, env_plan) != PAM_SUCCESS || pam_putenv (pamh, env_id) != PAM_SUCCESS
       || pam_set_data (pamh, DATA_KEY, rec, record_free) != PAM_SUCCESS)
     {
-      int ignored;
+      BwshStatusReport ignored;
       (void) bwsh_registry_unregister (NULL, rec->registry_id);
       (void) bwsh_status_file_take (NULL, rec->session_id, s->id->uid, &ignored); /* removes it */
       return refuse (&c, -ENOMEM, NULL, "cannot record the session");
@@ -689,7 +689,7 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   const SessionRecord *rec;
   BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_ENDED);
   _cleanup_ (bwsh_lock_clear) BwshLock lock = { 0 };
-  int status;
+  BwshStatusReport report = { .exit_status = -1 };
   Ctx c;
   int ret;
 
@@ -708,9 +708,12 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
   if (ev.duration < 0)
     ev.duration = -1; /* the clock went back: no duration */
   /* What bwrap reported; nothing when it ended before its program did (a
-   * disconnect's SIGHUP, a lock's kill) or the file is not what bwrap wrote. */
-  if (rec->uid >= 0 && bwsh_status_file_take (NULL, rec->session_id, (uid_t) rec->uid, &status) >= 0)
-    ev.exit_status = status;
+   * disconnect's SIGHUP, a lock's kill) or the file is not what bwrap wrote.
+   * And what bwsh wrote there when it refused the session or ended it for
+   * its recording: bwsh runs as the user, so this event is the one root
+   * sends about it (issue 38). */
+  if (rec->uid >= 0 && bwsh_status_file_take (NULL, rec->session_id, (uid_t) rec->uid, &report) >= 0)
+    ev.exit_status = report.exit_status;
   /* The lock bwshctl enforce ended the session for (its note), or a lock
    * set while the session ran, still there: bwshctl lock ended it (or
    * will: the session is locked either way). */
@@ -721,6 +724,11 @@ pam_sm_close_session (pam_handle_t *pamh, int flags, int argc, const char **argv
       ev.lock_target = lock.target;
       ev.lock_reason = lock.reason;
       ev.lock_by = lock.by;
+    }
+  else if (report.end != BWSH_END_NONE)
+    {
+      ev.end_reason = bwsh_end_to_string (report.end);
+      ev.reason = report.reason[0] != '\0' ? report.reason : NULL;
     }
   else
     ev.end_reason = "logout";

@@ -65,6 +65,7 @@ die (int status, const char *fmt, ...)
   va_end (ap);
   fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory", refused_lock);
+  bwsh_front_ended (BWSH_END_REFUSED, r >= 0 ? msg : "out of memory");
   exit (status);
 }
 

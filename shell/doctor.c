@@ -862,6 +862,25 @@ pam_line_fix (const Doctor *d, const char *type, const char *service)
   return fix;
 }
 
+/* A line before pam_bwsh's account line that ends the account stack with
+ * success, or jumps past it (issue 38): SSSD's profile puts "sufficient
+ * pam_localuser.so" there, and then a local subject's refusal waits for
+ * the session stage, where sshd prints it on stdout after the motd. */
+static void
+check_pam_account_order (Doctor *d, const char *service, const PamStack *st)
+{
+  if (!st->bwsh_account || st->acct_end_at == NULL)
+    return;
+  finding (d, LEVEL_WARNING,
+           pam_auth_update_host (d) ? "pam-auth-update --package (bwsh's profile, Priority 1024, puts pam_bwsh first "
+                                      "in common-account's Additional block); a line written by hand before it, or a "
+                                      "profile of a higher Priority, still comes first: move that line after pam_bwsh"
+                                    : "put \"account required pam_bwsh.so\" before that line",
+           "pam: %s: %s can end the account stack before pam_bwsh: a local subject it lets through (a lock, a broken "
+           "policy) is refused only at the session stage, after the motd, on stdout",
+           service, st->acct_end_at);
+}
+
 static void
 check_pam_service (Doctor *d, const char *service, bool refused)
 {
@@ -916,6 +935,8 @@ check_pam_service (Doctor *d, const char *service, bool refused)
                "pam: sshd has no pam_bwsh in its account stack: a refused subject's ssh command gets the reason on "
                "stdout after the motd, and scp and sftp get \"Received message too long\" instead of it");
     }
+
+  check_pam_account_order (d, service, &st);
 
   /* A refused service never starts the login shell; its environment does
    * not reach bwsh.  The fix is the line's own option: a pam_bwsh line

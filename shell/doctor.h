@@ -58,6 +58,13 @@ typedef struct
   size_t readenv_pos;     /* 0 for auth: before every session module */
   char *readenv_at;       /* FILE:LINE, NULL when out of memory */
   bool loop;
+  /* The account stack up to pam_bwsh (account_may_end()): lines counted as
+   * Linux-PAM counts jumps (includes inlined; a substack's own). */
+  size_t acct_n;
+  size_t substack;        /* depth of substacks being walked */
+  size_t acct_jump_to;    /* the furthest line a jump before pam_bwsh reaches */
+  char *acct_jump_at;     /* FILE:LINE (CONTROL MODULE) of that jump */
+  char *acct_end_at;      /* the first line that ends the stack, or jumps, past pam_bwsh */
 } PamStack;
 
 void pam_stack_clear (PamStack *st);

@@ -27,6 +27,10 @@ pam_stack_clear (PamStack *st)
 {
   free (st->readenv_at);
   st->readenv_at = NULL;
+  free (st->acct_jump_at);
+  st->acct_jump_at = NULL;
+  free (st->acct_end_at);
+  st->acct_end_at = NULL;
 }
 
 const char *
@@ -34,6 +38,63 @@ module_base (const char *path)
 {
   const char *b = strrchr (path, '/');
   return b != NULL ? b + 1 : path;
+}
+
+/* An account line before pam_bwsh's (issue 38): what it does on success.
+ * "sufficient" and an action "done" end the stack there, with success for
+ * a local user at pam_localuser (SSSD's profile); a jump "N" skips the N
+ * lines after it.  Either way pam_bwsh would not decide that user's
+ * account stage.  A failure's "die" or "bad" only refuses: not counted. */
+static void
+account_may_end (PamStack *st, char *const *tok, size_t n_control, size_t idx, const char *file, int lineno)
+{
+  _cleanup_free_ char *at = NULL;
+  const char *action = NULL;
+  size_t target = 0;
+
+  if (n_control == 1 && strcmp (tok[0], "sufficient") == 0)
+    action = "done";
+  for (size_t k = 0; action == NULL && k < n_control; k++)
+    {
+      /* [value=action ...]: success's own action, else the default's. */
+      const char *t = tok[k] + (k == 0 && tok[k][0] == '[');
+      if (strncmp (t, "success=", 8) == 0)
+        action = t + 8;
+    }
+  for (size_t k = 0; action == NULL && k < n_control; k++)
+    {
+      const char *t = tok[k] + (k == 0 && tok[k][0] == '[');
+      if (strncmp (t, "default=", 8) == 0)
+        action = t + 8;
+    }
+  if (action == NULL)
+    return;
+  if (strncmp (action, "done", 4) != 0)
+    {
+      char *end;
+      long v;
+
+      errno = 0;
+      v = strtol (action, &end, 10);
+      if (errno != 0 || end == action || (*end != '\0' && *end != ']') || v <= 0)
+        return;
+      target = idx + (size_t) v + 1;
+      if (target <= st->acct_jump_to)
+        return;
+    }
+  if (asprintf (&at, "%s:%d (%s%s%s %s)", file, lineno, tok[0], n_control > 1 ? " ... " : "",
+                n_control > 1 ? tok[n_control - 1] : "", tok[n_control])
+      < 0)
+    return;
+  if (target == 0)
+    {
+      if (st->acct_end_at == NULL)
+        st->acct_end_at = steal_pointer (&at);
+      return;
+    }
+  st->acct_jump_to = target;
+  free (st->acct_jump_at);
+  st->acct_jump_at = steal_pointer (&at);
 }
 
 static void
@@ -80,10 +141,25 @@ pam_line (const char *root, PamStack *st, char *line, const char *file, int line
 
   if (strcmp (control, "include") == 0 || strcmp (control, "substack") == 0)
     {
+      bool sub = strcmp (control, "substack") == 0;
       if (strcasecmp (type, "session") == 0 && strncmp (module, "common-session", strlen ("common-session")) == 0)
         st->common_session = true;
+      st->substack += sub;
       (void) walk_pam (root, st, module, type, depth + 1);
+      st->substack -= sub;
       return;
+    }
+  /* A substack's "done" and jumps end only the substack. */
+  if (strcasecmp (type, "account") == 0 && st->substack == 0)
+    {
+      size_t idx = st->acct_n++;
+      if (strcmp (module_base (module), "pam_bwsh.so") != 0)
+        {
+          if (!st->bwsh_account)
+            account_may_end (st, tok + 1, i - 2, idx, file, lineno);
+        }
+      else if (!st->bwsh_account && st->acct_end_at == NULL && st->acct_jump_to > idx)
+        st->acct_end_at = steal_pointer (&st->acct_jump_at);
     }
   if (strcasecmp (type, "account") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0)
     st->bwsh_account = true;

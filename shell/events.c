@@ -37,6 +37,16 @@ bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg, c
     syslog (LOG_AUTHPRIV | LOG_ERR, "session refused for %s: %s", user, msg);
 }
 
+void
+bwsh_front_ended (BwshEnd end, const char *msg)
+{
+  const char *sid = getenv ("BWSH_SESSION_ID");
+
+  /* No file without pam_bwsh: nothing to tell. */
+  if (sid != NULL)
+    (void) bwsh_status_file_report_end (NULL, sid, getuid (), end, msg);
+}
+
 /* The inner command as a shell would read it back. */
 static char *
 command_string (const BwshPlan *p, const BwshCommand *cmd)

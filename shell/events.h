@@ -9,6 +9,9 @@
 /* A session bwsh refused, before bwrap ran: one event (or syslog line);
  * @lock (or NULL) is the lock that refused it: its target and source. */
 void bwsh_front_refused (const BwshIdentity *id, const char *user, const char *msg, const BwshLock *lock);
+/* The same end told to pam_bwsh (the status file it made for this session,
+ * BWSH_SESSION_ID), whose session-ended event reports it as root. */
+void bwsh_front_ended (BwshEnd end, const char *msg);
 /* A sandbox bwsh is about to exec (recorded: that tlog-rec has started, or
  * that runs unrecorded because tlog-rec failed; shell/guard.c): the
  * session-allowed event where pam_bwsh did not record the session, else the

@@ -602,6 +602,7 @@ bwsh_launch (BwshPlan *p, const BwshCommand *cmd, BwshRecording recording,
             {
               fprintf (stderr, "bwsh: the session was ended: record = \"required\" and the recorder %s %s\n",
                        l.cmd.recorder, l.rec_why);
+              bwsh_front_ended (BWSH_END_RECORDING_FAILED, l.rec_why);
               exit (EX_UNAVAILABLE);
             }
           fprintf (stderr, "bwsh: warning: the recorder %s %s; the session is not recorded from there on "

@@ -109,13 +109,69 @@ bwsh_status_file_open (const char *dir, const char *session_id, uid_t uid, int *
   return status_file_at (dir, session_id, uid, O_WRONLY | O_APPEND, &sfd, ret_fd);
 }
 
-/* The last "exit-code" in what bwrap wrote: one JSON object per line,
- * { "child-pid": N, ... } when the sandbox starts (once per attempt of a
- * guarded launch) and { "exit-code": N } when its program exits. */
-static int
-parse_exit_code (const char *buf, size_t len, int *ret)
+static const char *const end_names[BWSH_END_MAX_] = {
+  [BWSH_END_REFUSED] = "refused",
+  [BWSH_END_RECORDING_FAILED] = "recording-failed",
+};
+
+const char *
+bwsh_end_to_string (BwshEnd e)
 {
-  int found = -1;
+  return e > BWSH_END_NONE && e < BWSH_END_MAX_ ? end_names[e] : NULL;
+}
+
+static BwshEnd
+end_from_string (const char *s)
+{
+  for (BwshEnd e = BWSH_END_NONE + 1; e < BWSH_END_MAX_; e++)
+    if (strcmp (s, end_names[e]) == 0)
+      return e;
+  return BWSH_END_NONE;
+}
+
+int
+bwsh_status_file_report_end (const char *dir, const char *session_id, uid_t uid, BwshEnd end, const char *reason)
+{
+  _cleanup_close_ int sfd = -1, fd = -1;
+  _cleanup_free_ char *line = NULL;
+  char cut[BWSH_END_REASON_MAX + 1];
+  json_auto_t *o = NULL;
+  size_t len;
+  int r;
+
+  if (bwsh_end_to_string (end) == NULL)
+    return -EINVAL;
+  r = status_file_at (dir, session_id, uid, O_WRONLY | O_APPEND, &sfd, &fd);
+  if (r < 0)
+    return r;
+  /* Cut on a character's first byte: jansson takes UTF-8 only. */
+  if (reason == NULL)
+    reason = "";
+  len = strnlen (reason, BWSH_END_REASON_MAX);
+  while (len > 0 && ((unsigned char) reason[len] & 0xC0) == 0x80)
+    len--;
+  memcpy (cut, reason, len);
+  cut[len] = '\0';
+  o = json_pack ("{s:s, s:s}", "bwsh-end", bwsh_end_to_string (end), "reason", cut);
+  if (o == NULL)
+    o = json_pack ("{s:s}", "bwsh-end", bwsh_end_to_string (end));
+  if (o == NULL || (line = json_dumps (o, JSON_COMPACT)) == NULL)
+    return -ENOMEM;
+  len = strlen (line);
+  line[len] = '\n'; /* json_dumps's NUL: one write, one line */
+  if (write (fd, line, len + 1) != (ssize_t) (len + 1))
+    return -EIO;
+  return 0;
+}
+
+/* The last "exit-code" bwrap wrote and the last "bwsh-end" bwsh wrote: one
+ * JSON object per line, { "child-pid": N, ... } when the sandbox starts
+ * (once per attempt of a guarded launch), { "exit-code": N } when its
+ * program exits, { "bwsh-end": END, "reason": "..." } when bwsh ends it. */
+static int
+parse_status (const char *buf, size_t len, BwshStatusReport *ret)
+{
+  BwshStatusReport rep = { .exit_status = -1 };
   size_t off = 0;
 
   for (;;)
@@ -131,21 +187,31 @@ parse_exit_code (const char *buf, size_t len, int *ret)
       if (o == NULL || !json_is_object (o) || jerr.position <= 0)
         return -EINVAL;
       off += (size_t) jerr.position;
+      v = json_object_get (o, "bwsh-end");
+      if (v != NULL)
+        {
+          json_t *why = json_object_get (o, "reason");
+          if (!json_is_string (v) || (rep.end = end_from_string (json_string_value (v))) == BWSH_END_NONE
+              || (why != NULL && !json_is_string (why)))
+            return -EINVAL;
+          snprintf (rep.reason, sizeof rep.reason, "%s", why != NULL ? json_string_value (why) : "");
+          continue;
+        }
       v = json_object_get (o, "exit-code");
       if (v == NULL)
         continue;
       if (!json_is_integer (v) || json_integer_value (v) < 0 || json_integer_value (v) > 255)
         return -EINVAL;
-      found = (int) json_integer_value (v);
+      rep.exit_status = (int) json_integer_value (v);
     }
-  if (found < 0)
+  if (rep.exit_status < 0 && rep.end == BWSH_END_NONE)
     return -ENODATA;
-  *ret = found;
+  *ret = rep;
   return 0;
 }
 
 int
-bwsh_status_file_take (const char *dir, const char *session_id, uid_t uid, int *ret_exit_status)
+bwsh_status_file_take (const char *dir, const char *session_id, uid_t uid, BwshStatusReport *ret)
 {
   _cleanup_close_ int sfd = -1, fd = -1;
   char buf[BWSH_STATUS_FILE_MAX + 2];
@@ -175,7 +241,7 @@ bwsh_status_file_take (const char *dir, const char *session_id, uid_t uid, int *
   buf[len] = '\0';
   if (memchr (buf, '\0', len) != NULL)
     return -EINVAL;
-  return parse_exit_code (buf, len, ret_exit_status);
+  return parse_status (buf, len, ret);
 }
 
 /* ------------------------------------------------------- the lock that ended it */

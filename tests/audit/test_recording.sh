@@ -321,6 +321,22 @@ refused=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" SYSLOG_IDE
 [[ $(journal_field "$refused" BWSH_REASON) == *'record = "required"'* ]] \
   || it_fail "refused BWSH_REASON: $(journal_field "$refused" BWSH_REASON)"
 
+it_check "that refusal passes the trusted filter: pam_bwsh's session-ended, as root, says refused and why"
+# bwsh runs as the user: its refusal is outside _UID=0 (the control).
+it_assert_eq 0 "$(journal_json _UID=0 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" | grep -c .)" \
+  "refusals of $IT_USER root sent"
+# bwsh-audit(7), TRUST: every refusal root reported, as documented (#38).
+trusted() { journal_json _UID=0 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" + _UID=0 "MESSAGE_ID=$MSG_ENDED" \
+  "BWSH_USER=$IT_USER" BWSH_END_REASON=refused BWSH_END_REASON=recording-failed; }
+for _ in $(seq 100); do trusted | grep -q '"BWSH_END_REASON":"refused"' && break; sleep 0.1; done
+ended=$(trusted | grep '"BWSH_END_REASON":"refused"' | tail -n 1)
+[ -n "$ended" ] || it_fail "no refusal under the trusted filter: $(trusted)"
+it_assert_eq pam_bwsh "$(journal_field "$ended" SYSLOG_IDENTIFIER)" "who reported the refusal"
+[[ $(journal_field "$ended" BWSH_REASON) == *'record = "required" and the recorder /nonexistent/tlog-rec cannot run'* ]] \
+  || it_fail "BWSH_REASON of pam_bwsh's session-ended: $(journal_field "$ended" BWSH_REASON)"
+# The session the killed recorder ended, too.
+trusted | grep -q '"BWSH_END_REASON":"recording-failed"' || it_fail "the killed recorder's end is not under the filter"
+
 it_check "bwshctl check names the recorder that cannot run, with the fix: an error under \"required\""
 in_jns setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
   env BWSH_TEST_TLOG_REC=/nonexistent/tlog-rec "$BWSHCTL" check

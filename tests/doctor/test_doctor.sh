@@ -488,6 +488,36 @@ pam_sshd_without_account_line_refusal_reaches_stdout)
     "pam-auth-update --enable bwsh"
   ;;
 
+pam_sss_localuser_sufficient_ends_account_stack_before_bwsh)
+  # common-account as pam-auth-update wrote it with bwsh's old profile
+  # (Priority 0) below libpam-sss's (128): pam_localuser ends the stack for
+  # every local user before pam_bwsh (#38).
+  printf 'account\t[success=1 new_authtok_reqd=done default=ignore]\tpam_unix.so\naccount\trequisite\t\t\tpam_deny.so\naccount\trequired\t\t\tpam_permit.so\n' \
+    >"$tmp/primary"
+  { cat "$tmp/primary"; printf 'account\tsufficient\t\t\tpam_localuser.so\naccount\t[default=bad success=ok user_unknown=ignore]\tpam_sss.so\naccount\trequired\tpam_bwsh.so\n'; } \
+    >"$root/etc/pam.d/common-account"
+  run
+  expect_finding warning "pam: sshd: /etc/pam.d/common-account:4 (sufficient pam_localuser.so) can end the account stack before pam_bwsh: a local subject it lets through (a lock, a broken policy) is refused only at the session stage, after the motd, on stdout" \
+    "pam-auth-update --package (bwsh's profile, Priority 1024, puts pam_bwsh first in common-account's Additional block); a line written by hand before it, or a profile of a higher Priority, still comes first: move that line after pam_bwsh"
+  # A jump past pam_bwsh skips it just as well.
+  { cat "$tmp/primary"; printf 'account [success=2 default=ignore] pam_localuser.so\naccount\t[default=bad success=ok user_unknown=ignore]\tpam_sss.so\naccount\trequired\tpam_bwsh.so\n'; } \
+    >"$root/etc/pam.d/common-account"
+  run
+  grep -qF "warning: pam: sshd: /etc/pam.d/common-account:4 ([success=2 ... default=ignore] pam_localuser.so) can end the account stack before pam_bwsh" "$tmp/out" \
+    || fail "a jump past pam_bwsh not reported"
+  # As the Priority 1024 profile writes it: pam_bwsh first in the Additional
+  # block; pam_unix's jump over pam_deny lands before it.
+  { cat "$tmp/primary"; printf 'account\trequired\tpam_bwsh.so\naccount\tsufficient\t\t\tpam_localuser.so\naccount\t[default=bad success=ok user_unknown=ignore]\tpam_sss.so\n'; } \
+    >"$root/etc/pam.d/common-account"
+  run
+  grep -q 'can end the account stack before pam_bwsh' "$tmp/out" && fail "pam_bwsh first in the Additional block still reported"
+  # A substack's "sufficient" ends only the substack.
+  printf 'account sufficient pam_localuser.so\n' >"$root/etc/pam.d/sub-account"
+  sed -i '1i account substack sub-account' "$root/etc/pam.d/sshd"
+  run
+  grep -q 'can end the account stack before pam_bwsh' "$tmp/out" && fail "a substack's sufficient reported"
+  ;;
+
 pam_without_pam_auth_update_line_by_hand_taken_out_before_removal)
   # No common-session: not pam-auth-update's layout (Fedora's, a custom
   # one); there a line by hand is the only way, and it must go first.

@@ -113,8 +113,16 @@ EOF
     [ -f "$IT_TMP/pam.d/$svc" ] || continue
     # As conf/pam.d/bwsh-session says: the account line decides where sshd
     # still sends the reason to the client; the session line decides again.
-    printf 'account required %s policy=%s\nsession required %s policy=%s\n' \
-      "$SSH_PAM_MODULE" "$SSH_POLICY" "$SSH_PAM_MODULE" "$SSH_POLICY" >>"$IT_TMP/pam.d/$svc"
+    # The account line goes before the service's first account line, as
+    # bwsh's pam-auth-update profile puts it before what other profiles add:
+    # on a host with libpam-sss's profile, common-account's "sufficient
+    # pam_localuser.so" ends the stack for the local test user (#38).
+    awk -v line="account required $SSH_PAM_MODULE policy=$SSH_POLICY" '
+      !done && ($1 == "account" || ($1 == "@include" && $2 == "common-account")) { print line; done = 1 }
+      { print }
+      END { if (!done) print line }' "$IT_TMP/pam.d/$svc" >"$IT_TMP/pam.d/$svc.new" \
+      && mv "$IT_TMP/pam.d/$svc.new" "$IT_TMP/pam.d/$svc" || exit 1
+    printf 'session required %s policy=%s\n' "$SSH_PAM_MODULE" "$SSH_POLICY" >>"$IT_TMP/pam.d/$svc"
   done
   cp /etc/shells "$IT_TMP/shells"
   SSH_NS_SHELLS=$IT_TMP/shells

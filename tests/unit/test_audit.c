@@ -299,7 +299,8 @@ test_status_file_reports_last_exit_code_and_refuses_what_bwrap_did_not_write (vo
   char dir[sizeof scratch + 32], path[sizeof scratch + 128], sid[BWSH_SESSION_ID_LEN + 1];
   _cleanup_free_ char *huge = NULL;
   struct stat st;
-  int status = -1, fd = -1;
+  BwshStatusReport rep = { .exit_status = -1 };
+  int fd = -1;
 
   (void) state;
   if (geteuid () != 0)
@@ -317,47 +318,77 @@ test_status_file_reports_last_exit_code_and_refuses_what_bwrap_did_not_write (vo
                "{ \"exit-code\": 3 }\n", path, sizeof path);
   assert_int_equal (stat (path, &st), 0);
   assert_int_equal (st.st_mode & 07777, 0600);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), 0);
-  assert_int_equal (status, 3);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), 0);
+  assert_int_equal (rep.exit_status, 3);
+  assert_int_equal (rep.end, BWSH_END_NONE);
   assert_int_equal (lstat (path, &st), -1);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENOENT);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -ENOENT);
 
   /* Started, never reported an exit (bwrap was killed), or never ran. */
   status_with (dir, sid, "{ \"child-pid\": 12 }\n", path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENODATA);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -ENODATA);
   status_with (dir, sid, "", path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ENODATA);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -ENODATA);
+
+  /* What bwsh writes when it refuses the session or ends it for its
+   * recording (#38): the last end and its reason, with bwrap's exit. */
+  status_with (dir, sid, "{ \"child-pid\": 12 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_report_end (dir, sid, getuid (), BWSH_END_REFUSED, "bwsh: first"), 0);
+  assert_int_equal (bwsh_status_file_report_end (dir, sid, getuid (), BWSH_END_RECORDING_FAILED,
+                                                 "the recorder \"tlog-rec\" failed\n"), 0);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), 0);
+  assert_int_equal (rep.exit_status, -1);
+  assert_int_equal (rep.end, BWSH_END_RECORDING_FAILED);
+  assert_string_equal (bwsh_end_to_string (rep.end), "recording-failed");
+  assert_string_equal (rep.reason, "the recorder \"tlog-rec\" failed\n");
+  assert_int_equal (bwsh_status_file_report_end (dir, sid, getuid (), BWSH_END_REFUSED, "x"), -ENOENT);
+  /* A long reason is cut on a character's boundary, to a line the file holds. */
+  huge = malloc (BWSH_STATUS_FILE_MAX + 32);
+  assert_non_null (huge);
+  memset (huge, 'a', BWSH_END_REASON_MAX - 1);
+  memcpy (huge + BWSH_END_REASON_MAX - 1, "\xc3\xa9tail", 7);
+  status_with (dir, sid, "", path, sizeof path);
+  assert_int_equal (bwsh_status_file_report_end (dir, sid, getuid (), BWSH_END_REFUSED, huge), 0);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), 0);
+  assert_int_equal (rep.end, BWSH_END_REFUSED);
+  assert_int_equal (strlen (rep.reason), BWSH_END_REASON_MAX - 1);
+  free (steal_pointer (&huge));
+  /* An end bwsh does not write. */
+  status_with (dir, sid, "{ \"bwsh-end\": \"logout\" }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EINVAL);
+  status_with (dir, sid, "{ \"bwsh-end\": \"refused\", \"reason\": 1 }\n", path, sizeof path);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EINVAL);
 
   /* Not what bwrap writes. */
   status_with (dir, sid, "{ \"exit-code\": 300 }\n", path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EINVAL);
   status_with (dir, sid, "{ \"exit-code\": 1, \"exit-code\": 2 }\n", path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EINVAL);
   status_with (dir, sid, "{ \"exit-code\": 1 } trailing", path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EINVAL);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EINVAL);
   huge = malloc (BWSH_STATUS_FILE_MAX + 32);
   assert_non_null (huge);
   memset (huge, ' ', BWSH_STATUS_FILE_MAX + 31);
   huge[BWSH_STATUS_FILE_MAX + 31] = '\0';
   memcpy (huge, "{ \"exit-code\": 4 }", 18);
   status_with (dir, sid, huge, path, sizeof path);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -EFBIG);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -EFBIG);
   assert_int_equal (lstat (path, &st), -1);
 
   /* A symlink in its place is not followed, and is removed. */
   status_with (dir, sid, "", path, sizeof path);
   assert_int_equal (unlink (path), 0);
   assert_int_equal (symlink ("/etc/hostname", path), 0);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &status), -ELOOP);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid (), &rep), -ELOOP);
   assert_int_equal (lstat (path, &st), -1);
 
   /* Somebody else's file: bwsh does not write to it, nor pam_bwsh read it. */
   status_with (dir, sid, "{ \"exit-code\": 0 }\n", path, sizeof path);
   assert_int_equal (bwsh_status_file_open (dir, sid, getuid () + 1, &fd), -EPERM);
-  assert_int_equal (bwsh_status_file_take (dir, sid, getuid () + 1, &status), -EPERM);
+  assert_int_equal (bwsh_status_file_take (dir, sid, getuid () + 1, &rep), -EPERM);
   assert_int_equal (bwsh_status_file_open (dir, "../../etc/passwd", getuid (), &fd), -EINVAL);
   assert_int_equal (bwsh_status_file_open (dir, sid, getuid (), &fd), -ENOENT);
-  assert_int_equal (status, 3);
+  assert_int_equal (rep.end, BWSH_END_REFUSED); /* not clobbered by the failures since */
 }
 
 static void

@@ -744,9 +744,9 @@ case_private_reaches_no_host_address_in_any_family_or_scope()
   for ((i = 1; i <= 100; i++)); do addrs+="10.78.$((i / 250)).$((i % 250 + 1)) "; done
   rm -f "$IT_HOME/project/go"
   # shellcheck disable=SC2086 # the list is words
-  (IT_RC=0; timeout -k 5 120 ip netns exec "$NT_H" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
+  (rc=0; timeout -k 5 120 ip netns exec "$NT_H" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     "$IT_BWSH" -c "echo up; $NT_P spray-until ~/project/go $NT_HPORT $addrs" </dev/null >"$IT_TMP/bg.out" \
-    2>"$IT_TMP/bg.err" || IT_RC=$?; echo "$IT_RC" >"$IT_TMP/bg.rc") &
+    2>"$IT_TMP/bg.err" || rc=$?; echo "$rc" >"$IT_TMP/bg.rc") &
   NT_BG=$!
   it_defer kill -TERM "$NT_BG"
   nt_wait_line up "$IT_TMP/bg.out" "$IT_TMP/bg.err"

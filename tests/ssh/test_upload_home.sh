@@ -22,7 +22,7 @@ sftp_batch() { printf '%s\n' "$1" >"$IT_TMP/batch"; client sftp -F "$SSH_CFG" -b
 next_login() { ssh_run t "if test -e ~/$1; then cat ~/$1; else echo gone; fi"; }
 
 it_check "an ssh command's state is the session's own, gone at logout (only transfers get a read-only top)"
-ssh_run t 'echo note >~/.cache/note; cat ~/.cache/note'
+ssh_run t 'mkdir -p ~/.cache && echo note >~/.cache/note; cat ~/.cache/note'
 it_assert_rc 0
 it_assert_eq note "$IT_OUT" "written and read back in one session"
 next_login .cache/note

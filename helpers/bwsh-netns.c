@@ -44,14 +44,15 @@
  * engine names waits for the helper's check against the host's routing at
  * that moment (engine_watch.c), and before the shell starts the helper adds
  * a "prohibit" route inside the sandbox for each address the host has, and
- * for each it gains later (netns_guard.c), as a second layer.
+ * for each it gains later (netns_guard.c), as a second layer.  The
+ * engine's side of the fork, confined and watched before its exec, is
+ * engine_exec.c.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/landlock.h>
 #include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
@@ -71,7 +72,9 @@
 #include <unistd.h>
 
 #include "bwshcore.h"
+#include "bwsh-netns.h"
 #include "cleanup.h"
+#include "engine_exec.h"
 #include "engine_watch.h"
 #include "netns_guard.h"
 
@@ -113,10 +116,9 @@ now_ms (void)
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
 }
 
-static void report (const char *fmt, ...) __attribute__ ((format (printf, 1, 2)));
-
-static void
-report (const char *fmt, ...)
+/* "bwsh: MESSAGE" on stderr: bwsh's, which bwrap's own errors use too. */
+void
+netns_report (const char *fmt, ...)
 {
   char msg[BWSH_MESSAGE_MAX];
   va_list ap;
@@ -237,138 +239,6 @@ status_string (int status, char *buf, size_t size)
   return buf;
 }
 
-static int
-allow_path (int ruleset_fd, const char *path, uint64_t access)
-{
-  struct landlock_path_beneath_attr rule = { .allowed_access = access };
-  _cleanup_close_ int fd = open (path, O_PATH | O_CLOEXEC);
-
-  if (fd < 0)
-    return errno == ENOENT ? 0 : -errno; /* no /lib64 here: nothing to allow */
-  rule.parent_fd = fd;
-  if (syscall (SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
-    return -errno;
-  return 0;
-}
-
-/* slirp4netns runs outside the sandbox as the user, in the host's network
- * namespace; its --enable-sandbox needs root in its user namespace, which
- * a login does not have.  So the helper confines it before the exec: it
- * may read and execute /usr (its program and libraries) and open the tun
- * node, and nothing else of the file system: not the user's files, not
- * /tmp, not /run.  Its namespaces are opened through /proc's links to
- * nsfs, which Landlock leaves alone.  Without Landlock it does not run:
- * the session is refused. */
-static int
-confine_slirp4netns (void)
-{
-  const uint64_t rx = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
-  struct landlock_ruleset_attr attr = { 0 };
-  uint64_t tun = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
-  _cleanup_close_ int ruleset_fd = -1;
-  long abi;
-  int r;
-
-  abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 0)
-    return -errno;
-  attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: every right */
-  if (abi >= 2)
-    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-  if (abi >= 3)
-    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-  if (abi >= 5)
-    {
-      attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-      tun |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* TUNSETIFF */
-    }
-#endif
-  ruleset_fd = (int) syscall (SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-  if (ruleset_fd < 0)
-    return -errno;
-  if ((r = allow_path (ruleset_fd, "/usr", rx)) < 0 || (r = allow_path (ruleset_fd, "/lib", rx)) < 0
-      || (r = allow_path (ruleset_fd, "/lib64", rx)) < 0
-      || (r = allow_path (ruleset_fd, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE)) < 0
-      || (r = allow_path (ruleset_fd, BWSH_TUN_PATH, tun)) < 0)
-    return r;
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall (SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
-    return -errno;
-  return 0;
-}
-
-/* slirp4netns joins the namespaces by their files: the helper's
- * descriptors of both, inherited, as /proc/self/fd/N (under Landlock it
- * may not look into another process's /proc/PID).  It writes to
- * @ready_fd once the namespace is configured, and what it says on stderr
- * (a line per start) to @err_fd, for the helper to show only if it fails. */
-static _Noreturn void
-exec_slirp4netns (const Helper *h, int ready_fd, int err_fd, int sync_fd)
-{
-  char netns[64], userns[64];
-  BwshArgv argv = { 0 };
-  char *empty_env[] = { NULL };
-  int r, user_err;
-
-  snprintf (netns, sizeof netns, "/proc/self/fd/%d", h->netns_fd);
-  snprintf (userns, sizeof userns, "/proc/self/fd/%d", h->userns_fd);
-  if (fcntl (ready_fd, F_SETFD, 0) < 0 || fcntl (h->netns_fd, F_SETFD, 0) < 0 || fcntl (h->userns_fd, F_SETFD, 0) < 0
-      || bwsh_net_slirp4netns_argv (h->engine_path, netns, userns, ready_fd, &argv) < 0)
-    _exit (127);
-  r = confine_slirp4netns ();
-  if (r < 0)
-    {
-      report ("network: cannot confine slirp4netns with Landlock: %s", strerror (-r));
-      _exit (127);
-    }
-  /* Its calls that name a destination wait for the helper's word from
-   * here on (engine_watch.c): the helper takes the listener, then lets it
-   * go on.  write() and read(), not sendmsg(), which would wait for a
-   * listener nobody holds yet. */
-  r = engine_watch_install ();
-  if (r < 0)
-    {
-      report ("network: cannot watch slirp4netns's connections with seccomp: %s", strerror (-r));
-      _exit (127);
-    }
-  {
-    char ack;
-
-    if (write (sync_fd, &r, sizeof r) != sizeof r || read (sync_fd, &ack, 1) != 1)
-      _exit (127);
-  }
-  /* Its stderr is its pipe; bwsh's own word, if the exec fails, goes
-   * where bwsh's go. */
-  user_err = fcntl (STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
-  if (user_err < 0 || dup2 (err_fd, STDERR_FILENO) < 0)
-    _exit (127);
-  execve (h->engine_path, argv.v, empty_env);
-  r = errno;
-  (void) dup2 (user_err, STDERR_FILENO);
-  report ("network: cannot execute %s: %s", h->engine_path, strerror (r));
-  _exit (127);
-}
-
-static _Noreturn void
-exec_engine (const Helper *h, pid_t helper_pid, int ready_fd, int err_fd, int sync_fd)
-{
-  sigset_t none;
-
-  /* The engine goes when the helper goes, whatever the reason. */
-  if (prctl (PR_SET_PDEATHSIG, SIGTERM, 0, 0, 0) < 0 || getppid () != helper_pid)
-    _exit (127);
-  /* Whatever bwsh's caller left ignored or blocked would stay so across
-   * the exec (Python's subprocesses ignore SIGPIPE). */
-  sigemptyset (&none);
-  sigprocmask (SIG_SETMASK, &none, NULL);
-  for (int sig = 1; sig < NSIG; sig++)
-    if (sig != SIGKILL && sig != SIGSTOP)
-      (void) signal (sig, SIG_DFL);
-  exec_slirp4netns (h, ready_fd, err_fd, sync_fd);
-}
-
 /* What slirp4netns wrote on stderr: to the journal (@show, it failed; at
  * most a few lines), named by the session's bwsh pid (its "sandbox
  * started" event has it), or dropped (it is up, and its "sent tapfd=5 for
@@ -424,29 +294,38 @@ engine_watch_serve (Helper *h, short revents)
     }
   r = engine_watch_answer (&h->watch);
   if (r < 0)
-    report ("network: cannot answer %s's connection: %s", h->name, strerror (-r));
+    netns_report ("network: cannot answer %s's connection: %s", h->name, strerror (-r));
   return r;
 }
 
-/* Start slirp4netns on the sandbox's namespace, watched, and wait until it
- * has configured it. */
+/* Wait for the engine's exit (it was killed, or told to go): its status. */
 static int
-start_engine (Helper *h)
+reap_engine (Helper *h)
+{
+  int status = 0;
+
+  while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  h->engine_pid = 0;
+  return status;
+}
+
+/* The sandbox bwrap cloned, as bwrap tells it on --info-fd: its pidfd, its
+ * network namespace, the user namespace that owns it, once mapped. */
+static int
+find_sandbox (Helper *h)
 {
   unsigned long long pid = 0, netns_id = 0;
-  int ready_fd, ready_wfd, err_wfd = -1, sync[2] = { -1, -1 };
   struct stat st;
-  pid_t helper_pid = getpid ();
-  long deadline;
-  char buf[32], status_buf[64];
-  int r, status, engine_pidfd;
+  char path[32];
+  int r;
 
   r = read_info (h, &pid, &netns_id);
   if (r == -ECHILD)
     return r;
   if (r < 0 || pid > INT32_MAX)
     {
-      report ("network: cannot read the sandbox's pid from bwrap: %s", strerror (r < 0 ? -r : EBADMSG));
+      netns_report ("network: cannot read the sandbox's pid from bwrap: %s", strerror (r < 0 ? -r : EBADMSG));
       return -EBADMSG;
     }
   h->sandbox_pid = (pid_t) pid;
@@ -456,11 +335,11 @@ start_engine (Helper *h)
 
   /* The namespace is the one bwrap cloned (its inode is what bwrap told
    * us), so the pidfd opened before this check is that process too. */
-  snprintf (buf, sizeof buf, "/proc/%d/ns/net", h->sandbox_pid);
-  h->netns_fd = open (buf, O_RDONLY | O_CLOEXEC);
+  snprintf (path, sizeof path, "/proc/%d/ns/net", h->sandbox_pid);
+  h->netns_fd = open (path, O_RDONLY | O_CLOEXEC);
   if (h->netns_fd < 0 || fstat (h->netns_fd, &st) < 0 || (unsigned long long) st.st_ino != netns_id)
     {
-      report ("network: the sandbox's network namespace is not the one bwrap made");
+      netns_report ("network: the sandbox's network namespace is not the one bwrap made");
       return -ESRCH;
     }
   /* The engine needs CAP_NET_ADMIN over the namespace: it joins the user
@@ -470,7 +349,7 @@ start_engine (Helper *h)
   if (h->userns_fd < 0)
     {
       r = -errno;
-      report ("network: cannot find the sandbox's user namespace: %s", strerror (-r));
+      netns_report ("network: cannot find the sandbox's user namespace: %s", strerror (-r));
       return r;
     }
   if (fcntl (h->userns_fd, F_SETFD, FD_CLOEXEC) < 0)
@@ -478,84 +357,99 @@ start_engine (Helper *h)
   r = wait_uid_map (h->sandbox_pid);
   if (r < 0)
     {
-      report ("network: the sandbox's user namespace was never mapped: %s", strerror (-r));
+      netns_report ("network: the sandbox's user namespace was never mapped: %s", strerror (-r));
       return r;
     }
+  return 0;
+}
 
-  /* slirp4netns tells it is up on a pipe (--ready-fd); what it says goes
-   * to a pipe of its own; the sync pair hands its seccomp listener over. */
-  {
-    int p[2], e[2];
+/* Fork the engine, and take its seccomp listener before it execs
+ * slirp4netns: nothing of the engine runs unwatched.  slirp4netns tells it
+ * is up on a pipe (--ready-fd), whose read end goes to @ret_ready_fd, with
+ * the engine's pidfd in @ret_engine_pidfd; what it says goes to a pipe of
+ * its own; the sync pair hands its listener over.  A child that could not
+ * install it said why and exits: end of file on the sync pair. */
+static int
+fork_engine (Helper *h, int *ret_ready_fd, int *ret_engine_pidfd)
+{
+  _cleanup_close_ int ready_fd = -1, ready_wfd = -1, err_wfd = -1, sync_fd = -1, child_sync_fd = -1;
+  _cleanup_close_ int engine_pidfd = -1;
+  pid_t helper_pid = getpid ();
+  int p[2], e[2], sync[2], child_fd = -1, r;
 
-    if (pipe2 (p, O_CLOEXEC) < 0)
-      {
-        r = -errno;
-        report ("network: cannot make a pipe: %s", strerror (-r));
-        return r;
-      }
-    ready_fd = p[0];
-    ready_wfd = p[1];
-    if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
-      {
-        r = -errno;
-        report ("network: cannot make a pipe: %s", strerror (-r));
-        goto fail_fork;
-      }
-    h->engine_err_fd = e[0];
-    err_wfd = e[1];
-    if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
-      {
-        r = -errno;
-        report ("network: cannot make a socket pair: %s", strerror (-r));
-        goto fail_fork;
-      }
-  }
+  if (pipe2 (p, O_CLOEXEC) < 0)
+    {
+      r = -errno;
+      netns_report ("network: cannot make a pipe: %s", strerror (-r));
+      return r;
+    }
+  ready_fd = p[0];
+  ready_wfd = p[1];
+  if (pipe2 (e, O_CLOEXEC | O_NONBLOCK) < 0)
+    {
+      r = -errno;
+      netns_report ("network: cannot make a pipe: %s", strerror (-r));
+      return r;
+    }
+  h->engine_err_fd = e[0];
+  err_wfd = e[1];
+  if (socketpair (AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sync) < 0)
+    {
+      r = -errno;
+      netns_report ("network: cannot make a socket pair: %s", strerror (-r));
+      return r;
+    }
+  sync_fd = sync[0];
+  child_sync_fd = sync[1];
   h->engine_pid = fork ();
   if (h->engine_pid < 0)
     {
       r = -errno;
-      report ("network: cannot start %s: %s", h->name, strerror (-r));
-      goto fail_fork;
+      netns_report ("network: cannot start %s: %s", h->name, strerror (-r));
+      return r;
     }
   if (h->engine_pid == 0)
-    exec_engine (h, helper_pid, ready_wfd, err_wfd, sync[1]);
-  close (ready_wfd); /* the engine's now: its end of file is its exit */
-  close (err_wfd);
+    engine_exec (h->engine_path, h->netns_fd, h->userns_fd, helper_pid, ready_wfd, err_wfd, child_sync_fd);
+  close (steal_fd (&ready_wfd)); /* the engine's now: its end of file is its exit */
+  close (steal_fd (&err_wfd));
+  close (steal_fd (&child_sync_fd));
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
-  close (sync[1]);
-  /* The child's seccomp listener, before it execs slirp4netns: nothing of
-   * the engine runs unwatched (pidfd_getfd: Linux 5.6).  A child that
-   * could not install it said why and exits: end of file here. */
-  {
-    int child_fd = -1;
-
-    if (engine_pidfd < 0)
-      r = -errno;
-    else if (read (sync[0], &child_fd, sizeof child_fd) != sizeof child_fd)
-      r = -ECHILD;
-    else if ((r = engine_watch_open (&h->watch, engine_pidfd, child_fd)) < 0)
-      report ("network: cannot watch %s's connections: %s", h->name, strerror (-r));
-    else if (write (sync[0], "1", 1) != 1)
-      r = -errno;
-  }
-  close (sync[0]);
+  /* pidfd_getfd: Linux 5.6. */
+  if (engine_pidfd < 0)
+    r = -errno;
+  else if (read (sync_fd, &child_fd, sizeof child_fd) != sizeof child_fd)
+    r = -ECHILD;
+  else if ((r = engine_watch_open (&h->watch, engine_pidfd, child_fd)) < 0)
+    netns_report ("network: cannot watch %s's connections: %s", h->name, strerror (-r));
+  else if (write (sync_fd, "1", 1) != 1)
+    r = -errno;
   if (r < 0)
     {
       kill (h->engine_pid, SIGKILL);
-      close (ready_fd);
-      if (engine_pidfd >= 0)
-        close (engine_pidfd);
       drain_engine_err (h, true);
-      while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      h->engine_pid = 0;
-      report ("network: %s could not configure the sandbox's network", h->name);
+      (void) reap_engine (h);
+      netns_report ("network: %s could not configure the sandbox's network", h->name);
       return -ENETDOWN;
     }
+  *ret_ready_fd = steal_fd (&ready_fd);
+  *ret_engine_pidfd = steal_fd (&engine_pidfd);
+  return 0;
+}
 
-  /* slirp4netns writes to the ready pipe once the namespace is configured;
-   * its exit first means it failed. */
-  deadline = now_ms () + ENGINE_READY_TIMEOUT_MS;
+/* What wait_engine_ready() returns when the engine failed before it was
+ * ready: its caller reaps it once the ready pipe is closed. */
+#define ENGINE_FAILED 1
+
+/* slirp4netns writes to the ready pipe once the namespace is configured;
+ * its exit first means it failed.  0, ENGINE_FAILED, or -ETIMEDOUT (the
+ * engine killed and reaped). */
+static int
+wait_engine_ready (Helper *h, int ready_fd, int engine_pidfd)
+{
+  long deadline = now_ms () + ENGINE_READY_TIMEOUT_MS;
+  char buf[32];
+  int r;
+
   for (;;)
     {
       struct pollfd pfd[3] = { { .fd = ready_fd, .events = POLLIN },
@@ -567,12 +461,8 @@ start_engine (Helper *h)
       if (left <= 0)
         {
           kill (h->engine_pid, SIGKILL);
-          while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
-            ;
-          h->engine_pid = 0;
-          close (ready_fd);
-          close (engine_pidfd);
-          report ("network: %s did not configure the sandbox's network within %d s", h->name,
+          (void) reap_engine (h);
+          netns_report ("network: %s did not configure the sandbox's network within %d s", h->name,
                   ENGINE_READY_TIMEOUT_MS / 1000);
           return -ETIMEDOUT;
         }
@@ -580,96 +470,100 @@ start_engine (Helper *h)
       if (r < 0 && errno == EINTR)
         continue;
       if (r < 0)
-        break;
+        return ENGINE_FAILED;
       /* slirp4netns's own child hands it the tap device with sendmsg(). */
       if (pfd[2].revents != 0 && engine_watch_serve (h, pfd[2].revents) < 0)
-        break;
+        return ENGINE_FAILED;
       if (pfd[0].revents != 0)
         {
           n = read (ready_fd, buf, sizeof buf);
           if (n < 0 && (errno == EINTR || errno == EAGAIN))
             continue;
-          if (n > 0)
-            {
-              close (ready_fd);
-              close (engine_pidfd);
-              return 0;
-            }
-          break;
+          return n > 0 ? 0 : ENGINE_FAILED;
         }
       if (pfd[1].revents != 0)
-        break;
+        return ENGINE_FAILED;
     }
-  close (ready_fd);
-  close (engine_pidfd);
+}
+
+/* The engine, forked and watched, until it is ready; its ready pipe and
+ * pidfd closed on return. */
+static int
+engine_until_ready (Helper *h)
+{
+  _cleanup_close_ int ready_fd = -1, engine_pidfd = -1;
+  int r;
+
+  r = fork_engine (h, &ready_fd, &engine_pidfd);
+  if (r < 0)
+    return r;
+  return wait_engine_ready (h, ready_fd, engine_pidfd);
+}
+
+/* Start slirp4netns on the sandbox's namespace, watched, and wait until it
+ * has configured it. */
+static int
+start_engine (Helper *h)
+{
+  char status_buf[64];
+  int r, status;
+
+  r = find_sandbox (h);
+  if (r < 0)
+    return r;
+  r = engine_until_ready (h);
+  if (r != ENGINE_FAILED)
+    return r;
+  /* Its ready pipe is closed: an engine that still runs gets EPIPE if it
+   * writes there now. */
   drain_engine_err (h, true);
   if (waitpid (h->engine_pid, &status, 0) == h->engine_pid)
     {
       h->engine_pid = 0;
-      report ("network: %s could not configure the sandbox's network (%s)", h->name,
+      netns_report ("network: %s could not configure the sandbox's network (%s)", h->name,
               status_string (status, status_buf, sizeof status_buf));
     }
   else
-    report ("network: %s could not configure the sandbox's network", h->name);
+    netns_report ("network: %s could not configure the sandbox's network", h->name);
   return -ENETDOWN;
+}
 
-fail_fork:
-  close (ready_fd);
-  close (ready_wfd);
-  for (int i = 0; i < 2; i++)
-    if (sync[i] >= 0)
-      close (sync[i]);
-  if (err_wfd >= 0)
-    close (err_wfd);
+/* The session cannot go on: the sandbox first (closing the block fd
+ * unwritten would let bwrap go on), then the engine. */
+static void
+kill_session (Helper *h)
+{
+  kill_sandbox (h);
+  if (h->engine_pid > 0)
+    kill (h->engine_pid, SIGKILL);
+}
+
+/* Before the shell starts, the host's own addresses go out of reach
+ * (netns_guard.c).  The host's changes are listened to before its table is
+ * read, so none falls between the two.  On failure, what failed in @what. */
+static int
+keep_host_out (Helper *h, char *what, size_t size)
+{
+  int r;
+
+  r = host_guard_listen (&h->guard);
+  if (r < 0)
+    snprintf (what, size, "the host's route changes");
+  else if ((r = host_guard_enter (&h->guard, h->userns_fd, h->netns_fd)) < 0)
+    snprintf (what, size, "the sandbox's network namespace");
+  else
+    r = host_guard_sync (&h->guard, what, size);
   return r;
 }
 
+/* Until the session ends (bwrap's monitor exits: 0) or the engine does, or
+ * the engine's watch or the host guard fails (1). */
 static int
-run (Helper *h)
+watch_session (Helper *h)
 {
   char status_buf[64], what[128] = "";
   int r, status = 0, engine_pidfd;
 
-  r = start_engine (h);
-  if (r < 0)
-    {
-      /* Kill first: closing the block fd unwritten would let bwrap go on. */
-      kill_sandbox (h);
-      if (h->engine_pid > 0)
-        kill (h->engine_pid, SIGKILL);
-      if (r != -ECHILD)
-        report ("session refused: network = \"private\" could not be set up");
-      return 1;
-    }
-  /* Up.  Before the shell starts, the host's own addresses go out of
-   * reach (netns_guard.c); a host whose addresses cannot be kept out is
-   * one the session does not start on.  The host's changes are listened
-   * to before its table is read, so none falls between the two. */
-  r = host_guard_listen (&h->guard);
-  if (r < 0)
-    snprintf (what, sizeof what, "the host's route changes");
-  else if ((r = host_guard_enter (&h->guard, h->userns_fd, h->netns_fd)) < 0)
-    snprintf (what, sizeof what, "the sandbox's network namespace");
-  else
-    r = host_guard_sync (&h->guard, what, sizeof what);
-  if (r < 0)
-    {
-      kill_sandbox (h);
-      kill (h->engine_pid, SIGKILL);
-      report ("network: cannot keep the host's own addresses out of the sandbox: %s: %s", what, strerror (-r));
-      report ("session refused: network = \"private\" could not be set up");
-      return 1;
-    }
-  /* Let the sandbox exec the shell. */
-  if (write (h->block_fd, "1", 1) != 1)
-    {
-      kill_sandbox (h);
-      kill (h->engine_pid, SIGKILL);
-      return 1;
-    }
-  close (h->block_fd);
-
-  /* Until the session ends (bwrap's monitor exits) or the engine does. */
   engine_pidfd = (int) syscall (SYS_pidfd_open, h->engine_pid, 0);
   for (;;)
     {
@@ -688,7 +582,7 @@ run (Helper *h)
       if (pfd[0].revents != 0)
         {
           kill (h->engine_pid, SIGTERM);
-          (void) waitpid (h->engine_pid, &status, 0);
+          (void) reap_engine (h);
           return 0;
         }
       if (pfd[1].revents != 0)
@@ -697,10 +591,9 @@ run (Helper *h)
        * leave waiting for ever: the session ends instead. */
       if (pfd[4].revents != 0 && engine_watch_serve (h, pfd[4].revents) < 0)
         {
-          kill_sandbox (h);
-          kill (h->engine_pid, SIGKILL);
-          (void) waitpid (h->engine_pid, &status, 0);
-          report ("network: ending the session");
+          kill_session (h);
+          (void) reap_engine (h);
+          netns_report ("network: ending the session");
           return 1;
         }
       if (pfd[3].revents != 0)
@@ -709,10 +602,9 @@ run (Helper *h)
        * One that cannot be kept out ends the session. */
       if (pfd[2].revents != 0 && (r = host_guard_event (&h->guard, what, sizeof what)) < 0)
         {
-          kill_sandbox (h);
-          kill (h->engine_pid, SIGKILL);
-          (void) waitpid (h->engine_pid, &status, 0);
-          report ("network: cannot keep the host's new address out of the sandbox: %s: %s; ending the session",
+          kill_session (h);
+          (void) reap_engine (h);
+          netns_report ("network: cannot keep the host's new address out of the sandbox: %s: %s; ending the session",
                   what, strerror (-r));
           return 1;
         }
@@ -720,13 +612,46 @@ run (Helper *h)
   /* The session without its engine would have no network at all, never the
    * host's; but a session that silently lost its network is a puzzle for
    * the user, so it ends, and says why. */
-  while (waitpid (h->engine_pid, &status, 0) < 0 && errno == EINTR)
-    ;
+  status = reap_engine (h);
   drain_engine_err (h, true);
   kill_sandbox (h);
-  report ("network: %s ended (%s); ending the session", h->name,
+  netns_report ("network: %s ended (%s); ending the session", h->name,
           status_string (status, status_buf, sizeof status_buf));
   return 1;
+}
+
+static int
+run (Helper *h)
+{
+  char what[128] = "";
+  int r;
+
+  r = start_engine (h);
+  if (r < 0)
+    {
+      kill_session (h);
+      if (r != -ECHILD)
+        netns_report ("session refused: network = \"private\" could not be set up");
+      return 1;
+    }
+  /* Up.  A host whose addresses cannot be kept out is one the session
+   * does not start on. */
+  r = keep_host_out (h, what, sizeof what);
+  if (r < 0)
+    {
+      kill_session (h);
+      netns_report ("network: cannot keep the host's own addresses out of the sandbox: %s: %s", what, strerror (-r));
+      netns_report ("session refused: network = \"private\" could not be set up");
+      return 1;
+    }
+  /* Let the sandbox exec the shell. */
+  if (write (h->block_fd, "1", 1) != 1)
+    {
+      kill_session (h);
+      return 1;
+    }
+  close (h->block_fd);
+  return watch_session (h);
 }
 
 /* Close every fd from 3 up except @a and @b. */

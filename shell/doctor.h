@@ -2,7 +2,10 @@
 /*
  * bwshctl doctor's parts: the command runner (doctor_run.c), the `sshd -T`
  * parser (doctor_sshd.c) and the PAM-stack walker (doctor_pam.c), apart from
- * the checks (doctor.c) so that the parsers have unit tests.
+ * the checks so that the parsers have unit tests (the bwshdoctor archive);
+ * then the checks, by family: doctor.c (findings, the order of the checks,
+ * the policy and the lock), doctor_sandbox.c, doctor_network.c,
+ * doctor_record.c and doctor_services.c.
  */
 #pragma once
 
@@ -86,3 +89,74 @@ void sshd_config_clear (SshdConfig *c);
 int sshd_config_parse (const char *out, SshdConfig *c);
 const char *sshd_get (const SshdConfig *c, const char *key);
 bool is_no (const char *v);
+
+/* --------------------------------------------------------------- checks */
+
+typedef enum
+{
+  LEVEL_OK,
+  LEVEL_NOTE,
+  LEVEL_WARNING,
+  LEVEL_ERROR,
+} Level;
+
+typedef struct
+{
+  const char *root;  /* "" or a test build's --root */
+  const char *sshd;  /* command */
+  const char *bwrap; /* command */
+  bool bwrap_overridden;
+  const char *policy_path;
+  const char *user;  /* --user */
+  bool help;
+  struct BwshIdentity *subject;
+  struct BwshPolicy *policy;
+  bool userns_ok;    /* the userns probe's bwrap ran as the probe identity */
+  bool disable_userns;
+  int warnings;
+  int errors;
+} Doctor;
+
+/* doctor.c: one finding, printed as one escaped line (and its fix). */
+void finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+/* The path of a system file, below --root in a test build. */
+char *at_root (const Doctor *d, const char *path);
+/* First line of a small text file, without the newline.  NULL if unreadable
+ * (errno set). */
+char *read_first_line (const char *path);
+/* Whom to try a sandbox as: the subject, the caller, or nobody. */
+void probe_identity (const Doctor *d, uid_t *ret_uid, gid_t *ret_gid, const char **ret_name);
+
+/* doctor_sandbox.c */
+typedef struct
+{
+  bool present;
+  bool disable_userns;
+  bool ro_bind_fd;
+} BwrapInfo;
+
+typedef struct
+{
+  bool restricted;      /* apparmor_restrict_unprivileged_userns = 1 */
+  bool profile_loaded;  /* the bwsh profile is in the kernel */
+  bool profile_unknown; /* could not read the profile list */
+} AppArmorInfo;
+
+void check_bwrap (Doctor *d, BwrapInfo *info);
+void check_apparmor (Doctor *d, AppArmorInfo *aa);
+void check_userns (Doctor *d, const BwrapInfo *bw, const AppArmorInfo *aa);
+void check_landlock (Doctor *d);
+void check_tiocsti (Doctor *d);
+
+/* doctor_network.c */
+void check_network (Doctor *d);
+
+/* doctor_record.c */
+void check_recording (Doctor *d);
+void check_journal_budget (Doctor *d);
+
+/* doctor_services.c */
+void check_shells (Doctor *d);
+void check_pam (Doctor *d);
+void check_sshd (Doctor *d);

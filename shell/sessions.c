@@ -1,26 +1,21 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * bwshctl sessions [--json]
- * bwshctl lock USER|@GROUP [--reason TEXT]
- * bwshctl unlock USER|@GROUP
  *
- * The live sessions pam_bwsh registered, and the locks that end a user's
- * sandboxes and refuse their next logins.  All three are for root: the
- * registry and the locks are root's files.
+ * The live sessions pam_bwsh registered, and how a session is ended (for
+ * bwshctl lock and enforce).  lock, unlock and locks are locks.c's; all are
+ * for root: the registry and the locks are root's files.
  */
 #include "config.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <syslog.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,20 +24,20 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "enforce.h"
+#include "locks.h"
 #include "options.h"
 #include "sessions.h"
 
-static void
-print_error (const char *what, const BwshError *err)
+void
+bwshctl_print_error (const char *what, const BwshError *err)
 {
   _cleanup_free_ char *msg = bwsh_error_to_string (err);
 
   fprintf (stderr, "bwshctl: %s: %s\n", what, msg != NULL ? msg : "out of memory");
 }
 
-static int
-need_root (const char *cmd)
+int
+bwshctl_need_root (const char *cmd)
 {
   if (getuid () == 0)
     return 0;
@@ -178,8 +173,6 @@ policy_changed (const BwshSessionEntry *e)
 enum
 {
   OPT_JSON,
-  OPT_REASON,
-  OPT_POLICY,
   OPT_HELP,
 };
 
@@ -187,11 +180,9 @@ typedef struct
 {
   bool json;
   bool help;
-  const char *reason;
-  const char *policy;
 } Options;
 
-/* sessions and locks: --json, --help. */
+/* sessions: --json, --help. */
 static const CtlOption json_opts[] = {
   { "json", false, OPT_JSON },
   { "help", false, OPT_HELP },
@@ -203,21 +194,11 @@ take_option (void *userdata, int id, const char *arg)
 {
   Options *o = userdata;
 
-  switch (id)
-    {
-    case OPT_JSON:
-      o->json = true;
-      break;
-    case OPT_REASON:
-      o->reason = arg;
-      break;
-    case OPT_POLICY:
-      o->policy = arg;
-      break;
-    default:
-      o->help = true;
-      break;
-    }
+  (void) arg;
+  if (id == OPT_JSON)
+    o->json = true;
+  else
+    o->help = true;
   return 0;
 }
 
@@ -241,10 +222,43 @@ print_lock_footer (void)
   free (v);
 }
 
+/* One session, as a row of the table or an object appended to @arr (with
+ * --json).  0, or -ENOMEM. */
+static int
+print_session (const BwshSessionEntry *e, const Proc *procs, size_t n_procs, bool json, json_t *arr)
+{
+  bool stale = policy_changed (e), rec = recorded (e, procs, n_procs);
+  char when[32];
+  struct tm tm;
+  time_t t = (time_t) e->start;
+
+  strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
+  if (json)
+    {
+      json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:b}", "user", e->user,
+                             "uid", (json_int_t) e->uid, "service", e->service, "rhost", e->rhost, "tty",
+                             e->tty, "pid", (json_int_t) e->pid, "start", when, "command", e->command,
+                             "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "policy",
+                             e->policy_path, "policy_changed", stale, "registered_by",
+                             e->by_bwsh ? "bwsh" : "pam_bwsh", "recorded", rec);
+      if (row == NULL || arr == NULL || json_array_append_new (arr, row) < 0)
+        return -ENOMEM;
+    }
+  else
+    {
+      _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
+      _cleanup_free_ char *er = bwsh_escape (e->rhost, strlen (e->rhost));
+      _cleanup_free_ char *ec = bwsh_escape (e->command, strlen (e->command));
+      printf ("%-16s %7u %-10s %-16s %8d %-20s %-14s %-8s %s\n", eu != NULL ? eu : "?", (unsigned) e->uid,
+              e->service, er != NULL ? er : "?", (int) e->pid, when, stale ? "changed" : "current",
+              rec ? "tty" : "-", ec != NULL ? ec : "?");
+    }
+  return 0;
+}
+
 static int
 cmd_sessions (int argc, char **argv)
 {
-
   _cleanup_close_ int dirfd = -1;
   _cleanup_free_ Proc *procs = NULL;
   BwshSessionList l = { 0 };
@@ -264,7 +278,7 @@ cmd_sessions (int argc, char **argv)
       return 0;
     }
   json = o.json;
-  if (need_root ("sessions") < 0)
+  if (bwshctl_need_root ("sessions") < 0)
     return 2;
   r = bwsh_registry_open (NULL, &dirfd, &err);
   if (r >= 0)
@@ -275,7 +289,7 @@ cmd_sessions (int argc, char **argv)
     close (steal_fd (&dirfd));
   if (r < 0)
     {
-      print_error ("cannot read the session registry", &err);
+      bwshctl_print_error ("cannot read the session registry", &err);
       return 1;
     }
   /* One read of the processes for every session's RECORDED column. */
@@ -287,40 +301,13 @@ cmd_sessions (int argc, char **argv)
     printf ("%-16s %7s %-10s %-16s %8s %-20s %-14s %-8s %s\n", "USER", "UID", "SERVICE", "RHOST", "PID", "START",
             "POLICY", "RECORDED", "COMMAND");
   for (size_t i = 0; i < l.n; i++)
-    {
-      const BwshSessionEntry *e = &l.items[i];
-      bool stale = policy_changed (e), rec = recorded (e, procs, n_procs);
-      char when[32];
-      struct tm tm;
-      time_t t = (time_t) e->start;
-
-      strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
-      if (json)
-        {
-          json_t *row = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:b, s:s, s:b}", "user", e->user,
-                                 "uid", (json_int_t) e->uid, "service", e->service, "rhost", e->rhost, "tty",
-                                 e->tty, "pid", (json_int_t) e->pid, "start", when, "command", e->command,
-                                 "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "policy",
-                                 e->policy_path, "policy_changed", stale, "registered_by",
-                                 e->by_bwsh ? "bwsh" : "pam_bwsh", "recorded", rec);
-          if (row == NULL || arr == NULL || json_array_append_new (arr, row) < 0)
-            {
-              json_decref (arr);
-              bwsh_session_list_clear (&l);
-              fprintf (stderr, "bwshctl: out of memory\n");
-              return 1;
-            }
-        }
-      else
-        {
-          _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
-          _cleanup_free_ char *er = bwsh_escape (e->rhost, strlen (e->rhost));
-          _cleanup_free_ char *ec = bwsh_escape (e->command, strlen (e->command));
-          printf ("%-16s %7u %-10s %-16s %8d %-20s %-14s %-8s %s\n", eu != NULL ? eu : "?", (unsigned) e->uid,
-                  e->service, er != NULL ? er : "?", (int) e->pid, when, stale ? "changed" : "current",
-                  rec ? "tty" : "-", ec != NULL ? ec : "?");
-        }
-    }
+    if (print_session (&l.items[i], procs, n_procs, json, arr) < 0)
+      {
+        json_decref (arr);
+        bwsh_session_list_clear (&l);
+        fprintf (stderr, "bwshctl: out of memory\n");
+        return 1;
+      }
   if (json)
     {
       _cleanup_free_ char *text = arr != NULL ? json_dumps (arr, JSON_INDENT (2)) : NULL;
@@ -349,7 +336,7 @@ sleep_ms (long ms)
     ;
 }
 
-/* The processes end_sessions() signalled, each once: pid and start time. */
+/* The processes bwshctl_end_sessions() signalled, each once: pid and start time. */
 typedef struct
 {
   Proc *v;
@@ -450,22 +437,6 @@ finish_killed (const Killed *k, long budget_ms)
     }
 }
 
-/* The lock's own rule (core's bwsh_lock_applies), for the registered user. */
-static bool
-target_matches (const char *target, const BwshSessionEntry *e)
-{
-  BwshIdentity *id = NULL;
-  bool in;
-
-  if (target[0] != '@')
-    return strcmp (target, e->user) == 0;
-  if (bwsh_identity_from_name (e->user, &id, NULL) < 0)
-    return false;
-  in = bwsh_lock_applies (target, id);
-  bwsh_identity_free (id);
-  return in;
-}
-
 /* SIGHUP (a shell's "the terminal went away"), then SIGKILL for whatever is
  * left half a second later, until nothing is left below the session's pid;
  * then SIGKILL and wait for every process signalled on the way that still
@@ -514,376 +485,16 @@ bwshctl_end_sessions (const BwshSessionList *l, const bool *mine)
   return ended;
 }
 
-static size_t
-end_sessions (const char *target)
-{
-  _cleanup_close_ int dirfd = -1;
-  BwshSessionList l = { 0 };
-  _cleanup_free_ bool *mine = NULL;
-  size_t ended;
-
-  if (bwsh_registry_open (NULL, &dirfd, NULL) < 0 || bwsh_registry_list (dirfd, &l, NULL) < 0)
-    return 0;
-  close (steal_fd (&dirfd));
-  mine = calloc (l.n + 1, sizeof *mine);
-  if (mine == NULL)
-    {
-      bwsh_session_list_clear (&l);
-      return 0;
-    }
-  for (size_t i = 0; i < l.n; i++)
-    mine[i] = target_matches (target, &l.items[i]);
-  ended = bwshctl_end_sessions (&l, mine);
-  bwsh_session_list_clear (&l);
-  return ended;
-}
-
-static char *acting_admin (void);
-
-/* The lock or unlock event names the administrator (BWSH_LOCK_BY, and in
- * its message): once a lock is lifted, the journal is where who set it and
- * who lifted it remain. */
-static void
-lock_event (const char *target, const char *outcome, const char *reason, size_t ended)
-{
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LOCK);
-  _cleanup_free_ char *line = NULL, *et = bwsh_escape (target, strlen (target));
-  _cleanup_free_ char *er = reason != NULL ? bwsh_escape (reason, strlen (reason)) : NULL;
-  _cleanup_free_ char *by = acting_admin ();
-
-  if (asprintf (&line, "sessions of %s %s by %s%s%s%s; %zu live sessions ended", et != NULL ? et : "?", outcome,
-                by != NULL ? by : "?", er != NULL ? " (reason \"" : "", er != NULL ? er : "", er != NULL ? "\")" : "",
-                ended)
-      < 0)
-    line = NULL;
-  ev.origin = "bwshctl";
-  ev.message = line;
-  ev.outcome = outcome;
-  ev.lock_by = by;
-  ev.reason = reason;
-  ev.lock_target = target;
-  ev.sessions = (int64_t) ended;
-  if (target[0] != '@')
-    {
-      struct passwd *pw = getpwnam (target);
-      ev.user = target;
-      if (pw != NULL)
-        ev.uid = pw->pw_uid;
-    }
-  if (line == NULL || bwsh_event_send (&ev) < 0)
-    {
-      openlog ("bwshctl", LOG_PID, LOG_AUTHPRIV);
-      syslog (LOG_AUTHPRIV | LOG_NOTICE, "%s", line != NULL ? line : "lock changed");
-      closelog ();
-    }
-}
-
-/* Who runs bwshctl: the login uid's name (the kernel's record of who
- * logged in, which su and sudo keep), else sudo's SUDO_USER, else root. */
-static char *
-acting_admin (void)
-{
-  _cleanup_close_ int fd = open ("/proc/self/loginuid", O_RDONLY | O_CLOEXEC);
-  const char *sudo = getenv ("SUDO_USER");
-  char buf[32];
-  ssize_t len = fd >= 0 ? read (fd, buf, sizeof buf - 1) : -1;
-  unsigned long v;
-  char *end;
-
-  if (len > 0)
-    {
-      buf[len] = '\0';
-      errno = 0;
-      v = strtoul (buf, &end, 10);
-      if (errno == 0 && end != buf && v != 0 && v < 4294967295UL)
-        {
-          struct passwd *pw = getpwuid ((uid_t) v);
-          char *name = NULL;
-          if (pw != NULL)
-            return strdup (pw->pw_name);
-          if (asprintf (&name, "uid %lu", v) < 0)
-            return NULL;
-          return name;
-        }
-    }
-  return strdup (sudo != NULL && sudo[0] != '\0' ? sudo : "root");
-}
-
-/* A lock must hold: refuse a name NSS does not know, and one that is not
- * a subject of the policy (pam_bwsh leaves a non-subject alone, so their
- * sshd, su or login with another shell would ignore the lock).  A group is
- * a subject when the policy confines everybody, names it in
- * subjects.groups, or names one of its members in subjects.users.
- * 0, or -1 with the message printed. */
-static int
-lock_target_is_subject (const char *target, const char *policy_path)
-{
-  BwshPolicy *pol = NULL;
-  BwshIdentity *id = NULL;
-  BwshError err = { 0 };
-  const char *path = policy_path != NULL ? policy_path : bwsh_policy_path ();
-  _cleanup_free_ char *et = bwsh_escape (target, strlen (target));
-  bool subject = false;
-  int r;
-
-  if (target[0] != '@')
-    {
-      if (getpwnam (target) == NULL)
-        {
-          fprintf (stderr, "bwshctl: no user \"%s\": nothing locked\n", et != NULL ? et : "?");
-          return -1;
-        }
-      r = bwsh_identity_from_name (target, &id, &err);
-    }
-  else
-    {
-      struct group *gr = getgrnam (target + 1);
-      if (gr == NULL)
-        {
-          fprintf (stderr, "bwshctl: no group \"%s\": nothing locked\n", et != NULL ? et + 1 : "?");
-          return -1;
-        }
-      r = bwsh_identity_from_uid (0, &id, &err);
-    }
-  if (r >= 0)
-    r = bwsh_policy_load (path, id, &pol, &err);
-  if (r < 0)
-    {
-      bwsh_identity_free (id);
-      print_error ("cannot read the policy to check the lock's target", &err);
-      return -1;
-    }
-  if (target[0] != '@')
-    subject = pol->is_subject;
-  else
-    {
-      struct group *gr = getgrnam (target + 1);
-      subject = pol->subject_all || bwsh_bind_list_contains (&pol->subject_groups, target + 1);
-      for (size_t i = 0; gr != NULL && !subject && i < pol->subject_users.n; i++)
-        {
-          const char *u = pol->subject_users.items[i].src;
-          struct passwd *pw = getpwnam (u);
-          if (pw != NULL && pw->pw_gid == gr->gr_gid)
-            subject = true;
-          for (char **m = gr->gr_mem; m != NULL && *m != NULL && !subject; m++)
-            subject = strcmp (*m, u) == 0;
-        }
-    }
-  bwsh_identity_free (id);
-  bwsh_policy_free (pol);
-  if (!subject)
-    {
-      fprintf (stderr,
-               "bwshctl: %s is not a subject of %s: pam_bwsh leaves its sessions alone, so a lock would not hold; "
-               "nothing locked (add it to subjects)\n",
-               et != NULL ? et : "?", path);
-      return -1;
-    }
-  return 0;
-}
-
-static int
-cmd_lock (int argc, char **argv, bool lock)
-{
-  static const CtlOption lock_opts[] = {
-    { "reason", true, OPT_REASON },
-    { "policy", true, OPT_POLICY },
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
-  static const CtlOption unlock_opts[] = {
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
-  const char *name = lock ? "lock" : "unlock", *reason, *target = NULL;
-  BwshError err = { 0 };
-  Options o = { 0 };
-  size_t n = 0;
-  int r;
-
-  if (ctl_parse_options (argc, argv, lock ? lock_opts : unlock_opts,
-                         lock ? BWSH_N_ELEMENTS (lock_opts) : BWSH_N_ELEMENTS (unlock_opts), take_option, &o, &target,
-                         1, &n)
-      < 0)
-    return 2;
-  if (o.help)
-    {
-      printf ("usage: bwshctl lock USER|@GROUP [--reason TEXT] [--policy FILE]\n       bwshctl unlock USER|@GROUP\n");
-      return 0;
-    }
-  if (n != 1)
-    {
-      fprintf (stderr, "bwshctl: %s takes one USER or @GROUP\n", name);
-      return 2;
-    }
-  reason = o.reason;
-  if (!bwsh_lock_target_valid (target))
-    {
-      _cleanup_free_ char *e = bwsh_escape (target, strlen (target));
-      fprintf (stderr, "bwshctl: \"%s\" is not a user or @group name\n", e != NULL ? e : "?");
-      return 2;
-    }
-  if (reason != NULL && (strlen (reason) > 256 || strpbrk (reason, "\n\r") != NULL))
-    {
-      fprintf (stderr, "bwshctl: the reason must be one line of at most 256 bytes\n");
-      return 2;
-    }
-  if (need_root (name) < 0)
-    return 2;
-
-  if (!lock)
-    {
-      r = bwsh_lock_remove (NULL, target, &err);
-      if (r == -ENOENT)
-        {
-          fprintf (stderr, "bwshctl: %s is not locked\n", target);
-          return 1;
-        }
-      if (r < 0)
-        {
-          print_error ("cannot unlock", &err);
-          return 1;
-        }
-      lock_event (target, "unlocked", NULL, 0);
-      printf ("%s unlocked\n", target);
-      return 0;
-    }
-
-  if (lock_target_is_subject (target, o.policy) < 0)
-    return 1;
-  {
-    BwshLock l = {
-      .target = strdup (target),
-      .reason = strdup (reason != NULL ? reason : ""),
-      .by = acting_admin (),
-      .since = (int64_t) time (NULL),
-    };
-    size_t ended;
-
-    /* The lock first: a login racing with the kill is refused. */
-    r = l.target != NULL && l.reason != NULL && l.by != NULL ? bwsh_lock_write (NULL, &l, &err)
-                                                             : bwsh_error_set (&err, -ENOMEM, NULL, 0, 0, "out of memory");
-    bwsh_lock_clear (&l);
-    if (r < 0)
-      {
-        print_error ("cannot lock", &err);
-        return 1;
-      }
-    ended = end_sessions (target);
-    lock_event (target, "locked", reason, ended);
-    printf ("%s locked; %zu live sessions ended\n", target, ended);
-  }
-  return 0;
-}
-
-static int
-lock_cmp (const void *a, const void *b)
-{
-  return strcmp (((const BwshLock *) a)->target, ((const BwshLock *) b)->target);
-}
-
-/* bwshctl locks [--json]: every lock, with its reason, since when and who
- * set it; text escaped (a reason is one line, but a file may say anything). */
-static int
-cmd_locks (int argc, char **argv)
-{
-
-  BwshLock *v = NULL;
-  BwshError err = { 0 };
-  Options o = { 0 };
-  const char *operand;
-  size_t n = 0, nl = 0;
-  json_t *arr = NULL;
-  int ret = 0;
-
-  static const CtlOption locks_opts[] = {
-    { "json", false, OPT_JSON },
-    { "policy", true, OPT_POLICY },
-    { "help", false, OPT_HELP },
-    { "h", false, OPT_HELP },
-  };
-  size_t nf;
-
-  if (ctl_parse_options (argc, argv, locks_opts, BWSH_N_ELEMENTS (locks_opts), take_option, &o, &operand, 0, &n) < 0)
-    return 2;
-  if (o.help)
-    {
-      printf ("usage: bwshctl locks [--json] [--policy FILE]\n");
-      return 0;
-    }
-  if (need_root ("locks") < 0)
-    return 2;
-  if (bwsh_lock_list (NULL, &v, &nl, &err) < 0)
-    {
-      print_error ("cannot read the locks", &err);
-      return 1;
-    }
-  if (nl > 1)
-    qsort (v, nl, sizeof *v, lock_cmp);
-  /* Then the policy's lock groups (#39), in the policy's order. */
-  nf = nl;
-  if (bwshctl_policy_locks (o.policy, &v, &nl) < 0)
-    ret = 1;
-  if (o.json && (arr = json_array ()) == NULL)
-    ret = -ENOMEM;
-  if (!o.json && nl == 0)
-    printf ("no locks\n");
-  else if (!o.json)
-    printf ("%-24s %-20s %-16s %s\n", "TARGET", "SINCE", "BY", "REASON");
-  for (size_t i = 0; i < nl && ret >= 0; i++)
-    {
-      char when[32] = "-";
-      struct tm tm;
-      time_t t = (time_t) v[i].since;
-
-      if (v[i].since > 0)
-        strftime (when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime_r (&t, &tm));
-      if (o.json)
-        {
-          json_t *row = json_pack ("{s:s, s:s, s:s, s:s, s:s}", "target", v[i].target, "since", when, "by",
-                                   v[i].by, "reason", v[i].reason, "source", i < nf ? "file" : "policy");
-          if (row == NULL || json_array_append_new (arr, row) < 0)
-            ret = -ENOMEM;
-        }
-      else
-        {
-          _cleanup_free_ char *et = bwsh_escape (v[i].target, strlen (v[i].target));
-          _cleanup_free_ char *eb = bwsh_escape (v[i].by, strlen (v[i].by));
-          _cleanup_free_ char *er = bwsh_escape (v[i].reason, strlen (v[i].reason));
-          printf ("%-24s %-20s %-16s %s\n", et != NULL ? et : "?", when, eb != NULL && eb[0] != '\0' ? eb : "-",
-                  er != NULL && er[0] != '\0' ? er : "-");
-        }
-    }
-  if (o.json && ret >= 0)
-    {
-      _cleanup_free_ char *text = json_dumps (arr, JSON_INDENT (2));
-      if (text == NULL)
-        ret = -ENOMEM;
-      else
-        printf ("%s\n", text);
-    }
-  json_decref (arr);
-  for (size_t i = 0; i < nl; i++)
-    bwsh_lock_clear (&v[i]);
-  free (v);
-  if (ret < 0)
-    {
-      fprintf (stderr, "bwshctl: out of memory\n");
-      return 1;
-    }
-  return ret;
-}
-
 int
 bwshctl_sessions (const char *cmd, int argc, char **argv)
 {
   if (strcmp (cmd, "sessions") == 0)
     return cmd_sessions (argc, argv);
   if (strcmp (cmd, "lock") == 0)
-    return cmd_lock (argc, argv, true);
+    return bwshctl_lock (argc, argv, true);
   if (strcmp (cmd, "unlock") == 0)
-    return cmd_lock (argc, argv, false);
+    return bwshctl_lock (argc, argv, false);
   if (strcmp (cmd, "locks") == 0)
-    return cmd_locks (argc, argv);
+    return bwshctl_locks (argc, argv);
   return -1;
 }

@@ -26,13 +26,12 @@
 #include "enforce.h"
 #include "lockgroups.h"
 #include "checks.h"
+#include "doctor.h"
 #include "locks.h"
 #include "options.h"
 #include "sessions.h"
 
 extern char **environ;
-
-int bwshctl_doctor (int argc, char **argv);
 
 static int
 usage (FILE *f, int code)

@@ -57,7 +57,6 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +71,11 @@
 #include <unistd.h>
 
 #include "bwshcore.h"
-#include "bwsh-netns.h"
 #include "cleanup.h"
 #include "engine_exec.h"
 #include "engine_watch.h"
 #include "netns_guard.h"
+#include "netns_report.h"
 
 /* How long the engine may take to configure the namespace before the session is
  * refused: ~20 ms on an idle machine.  In a login storm on 2 busy CPUs
@@ -114,19 +113,6 @@ now_ms (void)
 
   clock_gettime (CLOCK_MONOTONIC, &ts);
   return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
-/* "bwsh: MESSAGE" on stderr: bwsh's, which bwrap's own errors use too. */
-void
-netns_report (const char *fmt, ...)
-{
-  char msg[BWSH_MESSAGE_MAX];
-  va_list ap;
-
-  va_start (ap, fmt);
-  vsnprintf (msg, sizeof msg, fmt, ap);
-  va_end (ap);
-  dprintf (STDERR_FILENO, "bwsh: %s\n", msg);
 }
 
 /* "KEY": NUMBER in bwrap's --info-fd output. */

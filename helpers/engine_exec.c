@@ -21,10 +21,10 @@
 #include <unistd.h>
 
 #include "bwshcore.h"
-#include "bwsh-netns.h"
 #include "cleanup.h"
 #include "engine_exec.h"
 #include "engine_watch.h"
+#include "netns_report.h"
 
 static int
 allow_path (int ruleset_fd, const char *path, uint64_t access)

@@ -26,12 +26,12 @@
 #include "enforce.h"
 #include "lockgroups.h"
 #include "checks.h"
+#include "doctor.h"
+#include "locks.h"
 #include "options.h"
 #include "sessions.h"
 
 extern char **environ;
-
-int bwshctl_doctor (int argc, char **argv);
 
 static int
 usage (FILE *f, int code)
@@ -524,8 +524,6 @@ cmd_explain (int argc, char **argv)
 int
 main (int argc, char **argv)
 {
-  int r;
-
   if (argc < 2)
     return usage (stderr, 2);
   if (strcmp (argv[1], "--version") == 0)
@@ -543,8 +541,14 @@ main (int argc, char **argv)
     return bwshctl_doctor (argc - 1, argv + 1);
   if (strcmp (argv[1], "enforce") == 0)
     return bwshctl_enforce (argc - 1, argv + 1);
-  if ((r = bwshctl_sessions (argv[1], argc - 1, argv + 1)) >= 0)
-    return r;
+  if (strcmp (argv[1], "sessions") == 0)
+    return bwshctl_sessions (argc - 1, argv + 1);
+  if (strcmp (argv[1], "lock") == 0)
+    return bwshctl_lock (argc - 1, argv + 1, true);
+  if (strcmp (argv[1], "unlock") == 0)
+    return bwshctl_lock (argc - 1, argv + 1, false);
+  if (strcmp (argv[1], "locks") == 0)
+    return bwshctl_locks (argc - 1, argv + 1);
   fprintf (stderr, "bwshctl: unknown command \"%s\"\n", argv[1]);
   return usage (stderr, 2);
 }

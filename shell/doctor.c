@@ -12,8 +12,9 @@
  * unprivileged user, and `sshd -T`.  Commands run with an argv vector, a
  * fixed environment, stdin on /dev/null and a timeout; never through a shell.
  *
- * This file holds the order of the checks, the findings and the options;
- * the checks are in files by family: doctor_sandbox.c (bwrap, user
+ * This file holds the order of the checks, the policy and lock checks and
+ * the options; the findings are doctor_report.c's, and the checks are in
+ * files by family: doctor_sandbox.c (bwrap, user
  * namespaces, AppArmor, Landlock, TIOCSTI), doctor_network.c (the network
  * engine), doctor_record.c (the recorder and the journal's budget) and
  * doctor_services.c (/etc/shells, each PAM service, sshd).
@@ -37,70 +38,14 @@
 #include "bwshcore.h"
 #include "cleanup.h"
 #include "doctor.h"
+#include "doctor_network.h"
+#include "doctor_record.h"
+#include "doctor_report.h"
+#include "doctor_sandbox.h"
+#include "doctor_services.h"
 #include "options.h"
 
-int bwshctl_doctor (int argc, char **argv);
-
 #define SSHD_PATH "/usr/sbin/sshd"
-
-/* ------------------------------------------------------------- findings */
-
-void
-finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
-{
-  static const char *const names[] = { "ok", "note", "warning", "error" };
-  _cleanup_free_ char *msg = NULL, *e_msg = NULL, *e_fix = NULL;
-  va_list ap;
-  int r;
-
-  va_start (ap, fmt);
-  r = vasprintf (&msg, fmt, ap);
-  va_end (ap);
-  /* One choke point: a name or an output line that came from a user or a
-   * command reaches the administrator's terminal as one escaped line. */
-  e_msg = r >= 0 ? bwsh_escape_message (msg) : NULL;
-  e_fix = fix != NULL ? bwsh_escape_message (fix) : NULL;
-  printf ("%s: %s\n", names[level], e_msg != NULL ? e_msg : "out of memory");
-  if (fix != NULL && level >= LEVEL_WARNING)
-    printf ("  fix: %s\n", e_fix != NULL ? e_fix : "out of memory");
-  if (level == LEVEL_WARNING)
-    d->warnings++;
-  else if (level == LEVEL_ERROR)
-    d->errors++;
-}
-
-/* The path of a system file, below --root in a test build. */
-char *
-at_root (const Doctor *d, const char *path)
-{
-  char *s = NULL;
-
-  if (asprintf (&s, "%s%s", d->root, path) < 0)
-    {
-      perror ("bwshctl doctor");
-      exit (2);
-    }
-  return s;
-}
-
-/* First line of a small text file, without the newline.  NULL if unreadable
- * (errno set). */
-char *
-read_first_line (const char *path)
-{
-  _cleanup_fclose_ FILE *f = fopen (path, "re");
-  char buf[256];
-
-  if (f == NULL)
-    return NULL;
-  if (fgets (buf, sizeof buf, f) == NULL)
-    {
-      errno = ferror (f) ? EIO : ENODATA;
-      return NULL;
-    }
-  buf[strcspn (buf, "\n")] = '\0';
-  return strdup (buf);
-}
 
 /* ------------------------------------------------------------------ lock */
 
@@ -183,34 +128,6 @@ check_policy (Doctor *d)
     finding (d, LEVEL_NOTE, NULL, "policy: %s does not exist; the built-in defaults apply", path);
   else
     finding (d, LEVEL_OK, NULL, "policy: %s is valid", path);
-}
-
-/* ------------------------------------------------------- probe identity */
-
-/* Whom to try a user namespace as: the subject, or nobody. */
-void
-probe_identity (const Doctor *d, uid_t *ret_uid, gid_t *ret_gid, const char **ret_name)
-{
-  struct passwd *pw;
-
-  if (getuid () != 0)
-    {
-      *ret_uid = getuid ();
-      *ret_gid = getgid ();
-      *ret_name = "the caller";
-      return;
-    }
-  if (d->subject != NULL && d->subject->uid != 0)
-    {
-      *ret_uid = d->subject->uid;
-      *ret_gid = d->subject->gid;
-      *ret_name = d->subject->name;
-      return;
-    }
-  pw = getpwnam ("nobody");
-  *ret_uid = pw != NULL ? pw->pw_uid : 65534;
-  *ret_gid = pw != NULL ? pw->pw_gid : 65534;
-  *ret_name = "an unprivileged account (nobody)";
 }
 
 /* ----------------------------------------------------------------- main */

@@ -17,7 +17,9 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_network.h"
+#include "doctor_report.h"
+#include "doctor_run.h"
 
 /* -------------------------------------------------------------- network */
 

@@ -20,7 +20,7 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_pam.h"
 
 void
 pam_stack_clear (PamStack *st)

@@ -18,7 +18,9 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_record.h"
+#include "doctor_report.h"
+#include "doctor_run.h"
 
 /* ------------------------------------------------------------ recording */
 

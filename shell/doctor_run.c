@@ -20,7 +20,7 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_run.h"
 
 
 

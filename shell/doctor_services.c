@@ -20,7 +20,11 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_pam.h"
+#include "doctor_report.h"
+#include "doctor_run.h"
+#include "doctor_services.h"
+#include "doctor_sshd.h"
 
 #define BWSH_SHELL_PATH BWSH_BINDIR "/bwsh"
 

@@ -19,7 +19,7 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_sshd.h"
 
 
 void

@@ -26,11 +26,11 @@
 #include "audit.h"
 #include "bwshcore.h"
 #include "cleanup.h"
+#include "ctl_common.h"
 #include "enforce.h"
 #include "lkg.h"
 #include "lockgroups.h"
 #include "options.h"
-#include "sessions.h"
 
 enum
 {
@@ -97,45 +97,6 @@ decide (const BwshSessionEntry *e, const char *policy_path, BwshLock *ret)
                eu != NULL ? eu : "?", (int) e->pid, msg != NULL && msg[0] != '\0' ? msg : strerror (-r));
       return -1;
     }
-  return r;
-}
-
-int
-bwshctl_policy_locks (const char *policy_path, BwshLock **v, size_t *n)
-{
-  _cleanup_ (bwsh_identity_freep) BwshIdentity *root = NULL;
-  BwshPolicy *pol = NULL;
-  BwshError err = { 0 };
-  const char *path = policy_path != NULL ? policy_path : bwsh_policy_path ();
-  int r;
-
-  r = bwsh_identity_from_uid (0, &root, &err);
-  if (r >= 0)
-    r = bwsh_policy_load (path, root, &pol, &err);
-  if (r < 0)
-    {
-      _cleanup_free_ char *msg = bwsh_error_to_string (&err);
-      fprintf (stderr, "bwshctl: cannot read the policy's lock groups: %s\n", msg != NULL ? msg : "?");
-      return r;
-    }
-  for (size_t i = 0; i < pol->lock_groups.n && r >= 0; i++)
-    {
-      BwshLock *grown = realloc (*v, (*n + 1) * sizeof **v);
-      if (grown == NULL)
-        r = -ENOMEM;
-      else
-        {
-          *v = grown;
-          /* As it locks a member: the same target, reason and source. */
-          pol->lock_group = (int) i;
-          r = bwsh_policy_lock (pol, &(*v)[*n]);
-          if (r >= 0)
-            (*n)++;
-        }
-    }
-  bwsh_policy_free (pol);
-  if (r < 0)
-    fprintf (stderr, "bwshctl: out of memory\n");
   return r;
 }
 

@@ -25,10 +25,9 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "enforce.h"
+#include "ctl_common.h"
 #include "locks.h"
 #include "options.h"
-#include "sessions.h"
 
 enum
 {

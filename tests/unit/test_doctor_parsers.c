@@ -21,7 +21,9 @@
 
 #include "bwshcore.h"
 #include "cleanup.h"
-#include "doctor.h"
+#include "doctor_pam.h"
+#include "doctor_run.h"
+#include "doctor_sshd.h"
 #include "unit.h"
 
 /* ----------------------------------------------------------------- sshd */

@@ -61,13 +61,8 @@ fi
 
 # ----------------------------------------------------- inside the namespace
 tmp=$BWSH_SSS_IN_NS
-mount -t tmpfs tmpfs "$tmp" || fail "tmpfs on $tmp"
-for d in etc usr var; do
-  mkdir "$tmp/$d-up" "$tmp/$d-work"
-  mount -t overlay overlay -o "lowerdir=/$d,upperdir=$tmp/$d-up,workdir=$tmp/$d-work" "/$d" \
-    || fail "cannot mount an overlay on /$d"
-done
-rm -f /etc/passwd.lock /etc/group.lock /etc/shadow.lock /etc/gshadow.lock /etc/subuid.lock /etc/subgid.lock
+. "$(dirname "$0")/overlay_lib.sh"
+overlay_system "$tmp"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 pamdir=$(dpkg-query -L libpam-modules | sed -n "s#^\(.*/$multiarch/security\)/pam_unix\.so\$#\1#p")
 [ -n "$pamdir" ] || fail "cannot find Debian's PAM directory"

@@ -38,15 +38,8 @@ fi
 tmp=$BWSH_REMOVAL_IN_NS
 fail () { echo "FAIL: $*" >&2; exit 1; }
 step () { echo "--- $*"; }
-mount -t tmpfs tmpfs "$tmp" || fail "tmpfs on $tmp"
-for d in etc usr var; do
-  mkdir "$tmp/$d-up" "$tmp/$d-work"
-  mount -t overlay overlay -o "lowerdir=/$d,upperdir=$tmp/$d-up,workdir=$tmp/$d-work" "/$d" \
-    || fail "cannot mount an overlay on /$d"
-done
-# Another test's useradd on the host may hold a lock file, which the
-# overlay copied: this namespace's /etc is its own.
-rm -f /etc/passwd.lock /etc/group.lock /etc/shadow.lock /etc/gshadow.lock /etc/subuid.lock /etc/subgid.lock
+. "$(dirname "$0")/overlay_lib.sh"
+overlay_system "$tmp"
 # pam_motd writes /run/motd.dynamic; nothing of the host's /run is needed.
 mount -t tmpfs tmpfs /run || fail "tmpfs on /run"
 mkdir -p "$tmp/out"

@@ -24,8 +24,11 @@ group_before=$(getent group bwsh || true)
 cleanup () {
   rc=$?
   if [ $installed = 1 ]; then
+    # The drop-ins in conf.d are this run's own: a failed run must not
+    # leave /etc/bwsh behind for the next one to find.
     echo "ci.sh: purging bwsh after a failure" >&2
-    apt-get purge -y bwsh >/dev/null 2>&1 || dpkg --purge bwsh >/dev/null 2>&1 || true
+    BWSH_PURGE_CONF_D=yes apt-get purge -y bwsh >/dev/null 2>&1 \
+      || BWSH_PURGE_CONF_D=yes dpkg --purge bwsh >/dev/null 2>&1 || true
   fi
   if [ -z "$group_before" ] && getent group bwsh >/dev/null; then
     groupdel bwsh || true
@@ -177,6 +180,13 @@ bash "$top/tests/packaging/test_completion.sh" /usr/share/bash-completion/comple
   || fail "the installed bash completion"
 
 # ------------------------------------------------------------------ purge
+step "bwsh-enforce.timer enabled as the README does"
+# Without a running systemd, the link only.  Enabled before the removal,
+# while the unit is installed: remove and purge must then take the
+# enablement out (the snapshot after the purge checks).
+systemctl enable bwsh-enforce.timer || fail "systemctl enable bwsh-enforce.timer"
+[ -L /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "systemctl enable made no link"
+
 step "removal names the accounts whose login shell is bwsh"
 # A real account with bwsh as its shell: removal warns (it does not refuse:
 # see the admin guide), names it, and the account then fails closed.
@@ -196,10 +206,6 @@ userdel "$shelluser"
 [ -d /etc/bwsh/conf.d ] || fail "remove (not purge) took /etc/bwsh/conf.d"
 
 step "purge"
-# Enabled as the README does (without a running systemd: the link only);
-# the purge takes it out again, the snapshot below checks.
-systemctl enable bwsh-enforce.timer || fail "systemctl enable bwsh-enforce.timer"
-[ -L /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "systemctl enable made no link"
 BWSH_PURGE_CONF_D=yes apt-get purge -y bwsh 2>&1 | tee "$work/purge"
 [ ! -e /etc/systemd/system/timers.target.wants/bwsh-enforce.timer ] || fail "the purge left bwsh-enforce.timer enabled"
 grep -q 'not empty so not removed' "$work/purge" && fail "dpkg left a directory behind on purge"

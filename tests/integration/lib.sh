@@ -20,6 +20,8 @@
 #   it_add_user VAR        create one more such user; its name goes in $VAR and
 #                          its home in ${VAR}_HOME
 #   it_defer CMD...        run CMD at exit (before the user is removed), LIFO
+#   it_defer it_kill_child PID   at exit, end PID if it is still this shell's
+#                          child (a pid that ended may be another test's by then)
 #   it_data_dir VAR        a fresh root-owned 0755 directory for bind sources
 #                          outside any home and outside /tmp (an overlay may
 #                          not bind /tmp: it holds host sockets), under
@@ -94,6 +96,18 @@ it_check()
 }
 
 it_defer() { IT_DEFERRED+=("$(printf '%q ' "$@")"); }
+
+# A background job that ended early has given its pid back: by the time
+# this test exits it may belong to a test running beside it (CI saw a PAM
+# test killed in its first 40 ms that way).  Only this shell's own child is
+# ended; a daemon that forked away is ended by uid (it_kill_user).
+it_kill_child()
+{
+  local ppid
+  ppid=$(ps -o ppid= -p "$1" 2>/dev/null | tr -d ' ')
+  [ "$ppid" = "$$" ] && kill "$1" 2>/dev/null
+  return 0
+}
 
 # --------------------------------------------------------------- the tree
 

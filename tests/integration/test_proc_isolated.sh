@@ -9,7 +9,7 @@ it_skip_unless_bwrap
 marker=$((RANDOM * 32768 + RANDOM + 1000000))
 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups sleep "$marker" </dev/null >/dev/null 2>&1 &
 hostpid=$!
-it_defer kill "$hostpid"
+it_defer it_kill_child "$hostpid"
 sleep 0.2
 
 it_check "the host process is visible on the host (premise)"

@@ -51,7 +51,7 @@ while True:
     c.close()
 ' "$dir/sock" </dev/null >/dev/null 2>&1 &
   pid=$!
-  it_defer kill "$pid"
+  it_defer it_kill_child "$pid"
   for _ in $(seq 50); do [ -S "$dir/sock" ] && return 0; sleep 0.1; done
   it_fail "the listener on $dir/sock did not start"
   exit 1

@@ -58,7 +58,9 @@ chmod 644 "$IT_TMP/bus.conf" "$IT_TMP/services/org.bwsh.Escape.service"
 setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
   dbus-daemon --config-file="$IT_TMP/bus.conf" --fork --print-pid >"$IT_TMP/bus.pid" </dev/null \
   || { it_fail "dbus-daemon did not start"; exit 1; }
-it_defer kill "$(cat "$IT_TMP/bus.pid")"
+# The daemon forked away and runs as the user: it_cleanup ends it by uid.
+# (Not by the pid it printed: if it ended early, that pid may be another
+# test's process by the time this one exits.)
 for _ in $(seq 50); do [ -S "$RUNUSER/bus" ] && break; sleep 0.1; done
 # The service never takes its name, so the call itself times out: what
 # counts is that the bus ran it, outside.

@@ -41,7 +41,7 @@ signal.pause()
       "$SEC_PYTHON" -c "$py" "$addr" "$ready" </dev/null >/dev/null 2>"$IT_TMP/listen.err" &
   fi
   pid=$!
-  it_defer kill "$pid"
+  it_defer it_kill_child "$pid"
   for _ in $(seq 50); do
     [ -e "$ready" ] && break
     sleep 0.1

@@ -69,6 +69,9 @@ ssh_kill_namespace()
 {
   local pid=$1 ns p
   ns=$(readlink "/proc/$pid/ns/mnt" 2>/dev/null) || return 0
+  # sshd runs in a namespace of its own: a pid that ended and now names a
+  # process of this namespace or of init's (another test's) is not ours.
+  [ "$ns" != "$(readlink /proc/self/ns/mnt)" ] && [ "$ns" != "$(readlink /proc/1/ns/mnt)" ] || return 0
   kill -TERM "$pid" 2>/dev/null
   for p in /proc/[0-9]*; do
     [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] || continue

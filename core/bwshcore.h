@@ -22,6 +22,7 @@
 #include "bounds.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "grow.h"
 #include "identity.h"
 #include "path.h"

@@ -201,13 +201,10 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
 {
   _cleanup_free_ char *raw_what = NULL, *raw_detail = NULL, *what = NULL, *detail = NULL, *reason = NULL;
   va_list ap;
-  int k;
 
   va_start (ap, fmt);
-  k = vasprintf (&raw_what, fmt, ap);
+  raw_what = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (k < 0)
-    raw_what = NULL;
   if (err != NULL && (err->code != BWSH_ERROR_NONE || err->message[0] != '\0'))
     raw_detail = bwsh_error_to_string (err);
   /* A message may carry a path the user chose: what a terminal or a log

@@ -57,14 +57,13 @@ die (int status, const char *fmt, ...)
 {
   _cleanup_free_ char *msg = NULL;
   va_list ap;
-  int r;
 
   va_start (ap, fmt);
-  r = vasprintf (&msg, fmt, ap);
+  msg = bwsh_vformat (fmt, ap);
   va_end (ap);
-  fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
-  bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory", refused_lock);
-  bwsh_front_ended (BWSH_END_REFUSED, r >= 0 ? msg : "out of memory");
+  fprintf (stderr, "bwsh: %s\n", msg != NULL ? msg : "out of memory");
+  bwsh_front_refused (user_id, user_name, msg != NULL ? msg : "out of memory", refused_lock);
+  bwsh_front_ended (BWSH_END_REFUSED, msg != NULL ? msg : "out of memory");
   exit (status);
 }
 

@@ -16,6 +16,7 @@
 #include "digest.h"
 #include "errors.h"
 #include "explain.h"
+#include "format.h"
 #include "landlock.h"
 #include "plan.h"
 #include "policy.h"
@@ -380,25 +381,23 @@ append (char **buf, size_t *len, const char *fmt, ...) __attribute__ ((format (p
 static int
 append (char **buf, size_t *len, const char *fmt, ...)
 {
+  _cleanup_free_ char *s = NULL;
   va_list ap;
-  char *s = NULL, *n;
-  int k;
+  char *n;
+  size_t k;
 
   va_start (ap, fmt);
-  k = vasprintf (&s, fmt, ap);
+  s = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (k < 0)
+  if (s == NULL)
     return -ENOMEM;
-  n = realloc (*buf, *len + (size_t) k + 1);
+  k = strlen (s);
+  n = realloc (*buf, *len + k + 1);
   if (n == NULL)
-    {
-      free (s);
-      return -ENOMEM;
-    }
-  memcpy (n + *len, s, (size_t) k + 1);
-  *len += (size_t) k;
+    return -ENOMEM;
+  memcpy (n + *len, s, k + 1);
+  *len += k;
   *buf = n;
-  free (s);
   return 0;
 }
 

@@ -353,6 +353,75 @@ recorder_held (Launch *l, int status, bool said)
   l->rec_failed = true;
 }
 
+/* The attempt's child: bwrap's "started" pipe at BWSH_STARTED_FD, then
+ * the launch (as tlog-rec when recorded); it returns only when bwsh itself
+ * failed. */
+static _Noreturn void
+attempt_child (Launch *l, bool recorded, int started_w, int status_w, int err_w)
+{
+  BwshError err = { 0 };
+
+  /* The write end at the number the stub writes to, open across the
+   * exec of bwrap (dup2 clears FD_CLOEXEC). */
+  if (dup2 (started_w, BWSH_STARTED_FD) < 0)
+    _exit (127);
+#if BWSH_TEST_BUILD
+  /* tests/overlay: a setup failure that no check of bwsh's foresees;
+   * bwrap is handed a pipe for the user's first entry, which it
+   * cannot find as a source. */
+  if (getenv ("BWSH_TEST_BREAK_SETUP") != NULL)
+    for (size_t i = 0; i < l->plan->n_mounts; i++)
+      if (l->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
+          && l->plan->mounts[i].from.origin == BWSH_ORIGIN_USER && l->plan->mounts[i].fd >= 0)
+        {
+          int pp[2];
+          if (pipe (pp) < 0 || dup2 (pp[0], l->plan->mounts[i].fd) < 0)
+            _exit (127);
+          break;
+        }
+#endif
+  /* This child becomes tlog-rec, and bwrap tells on status_w (which
+   * the parent copies to the session's status file). */
+  if (recorded)
+    {
+      l->cmd.status_fd = status_w;
+      l->cmd.recorder_stderr_fd = err_w;
+    }
+  bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
+  /* bwsh's own failure (the network, the exec), not bwrap's setup:
+   * no second attempt would fare better.  Say so, then fail as bwsh
+   * fails, with its message and exit status. */
+  (void) !write (BWSH_STARTED_FD, "E", 1);
+  l->fail (&err);
+  _exit (127);
+}
+
+/* Until tlog-rec ends (it alone holds the stderr pipe @err_r): a word from
+ * it now is an error, and record = "required" ends the session at once.
+ * Its wait status. */
+static int
+wait_recorder (Launch *l, pid_t pid, int status_r, int err_r)
+{
+  bool said = false;
+  int status = 0;
+  ssize_t k;
+
+  if (fcntl (err_r, F_SETFL, 0) == 0)
+    while ((k = pass_stderr (err_r)) > 0)
+      if (!said && forwarded == 0)
+        {
+          said = true;
+          if (l->plan->record == BWSH_RECORD_REQUIRED)
+            (void) kill (pid, SIGKILL);
+        }
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  drain_status (l, status_r, l->cmd.status_fd);
+  if (forwarded == 0)
+    recorder_held (l, status, said);
+  return status;
+}
+
 /* One watched attempt: bwrap (under its recorder, if any) as bwsh's child.
  * Returns an Attempt with the child's wait status in *ret_status, or
  * -errno when bwsh could not run it at all. */
@@ -402,43 +471,7 @@ attempt (Launch *l, int *ret_status)
   if (pid < 0)
     return -errno;
   if (pid == 0)
-    {
-      BwshError err = { 0 };
-
-      /* The write end at the number the stub writes to, open across the
-       * exec of bwrap (dup2 clears FD_CLOEXEC). */
-      if (dup2 (started_w, BWSH_STARTED_FD) < 0)
-        _exit (127);
-#if BWSH_TEST_BUILD
-      /* tests/overlay: a setup failure that no check of bwsh's foresees;
-       * bwrap is handed a pipe for the user's first entry, which it
-       * cannot find as a source. */
-      if (getenv ("BWSH_TEST_BREAK_SETUP") != NULL)
-        for (size_t i = 0; i < l->plan->n_mounts; i++)
-          if (l->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
-              && l->plan->mounts[i].from.origin == BWSH_ORIGIN_USER && l->plan->mounts[i].fd >= 0)
-            {
-              int pp[2];
-              if (pipe (pp) < 0 || dup2 (pp[0], l->plan->mounts[i].fd) < 0)
-                _exit (127);
-              break;
-            }
-#endif
-      /* This child becomes tlog-rec, and bwrap tells on status_w (which
-       * the parent copies to the session's status file). */
-      if (recorded)
-        {
-          l->cmd.status_fd = status_w;
-          l->cmd.recorder_stderr_fd = err_w;
-        }
-      bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
-      /* bwsh's own failure (the network, the exec), not bwrap's setup:
-       * no second attempt would fare better.  Say so, then fail as bwsh
-       * fails, with its message and exit status. */
-      (void) !write (BWSH_STARTED_FD, "E", 1);
-      l->fail (&err);
-      _exit (127);
-    }
+    attempt_child (l, recorded, started_w, status_w, err_w);
   close (steal_fd (&started_w));
   if (status_w >= 0)
     close (steal_fd (&status_w));
@@ -473,26 +506,7 @@ attempt (Launch *l, int *ret_status)
       while (n < 0 && errno == EINTR);
     }
   if (recorded && result == ATTEMPT_RAN)
-    {
-      bool said = false;
-      ssize_t k;
-
-      /* Until tlog-rec ends (it alone holds the pipe): a word from it now
-       * is an error, and record = "required" ends the session at once. */
-      if (fcntl (err_r, F_SETFL, 0) == 0)
-        while ((k = pass_stderr (err_r)) > 0)
-          if (!said && forwarded == 0)
-            {
-              said = true;
-              if (l->plan->record == BWSH_RECORD_REQUIRED)
-                (void) kill (pid, SIGKILL);
-            }
-      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      drain_status (l, status_r, l->cmd.status_fd);
-      if (forwarded == 0)
-        recorder_held (l, status, said);
-    }
+    status = wait_recorder (l, pid, status_r, err_r);
   else
     {
       while (waitpid (pid, &status, 0) < 0 && errno == EINTR)

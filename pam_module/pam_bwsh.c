@@ -543,6 +543,42 @@ prepare (Ctx *c, BwshSessionMode mode, BwshSession **ret)
   return PAM_SUCCESS;
 }
 
+/* What open_session hands to close_session: the plan's digest and counts,
+ * the policy's digest, the command, the session's id and start. */
+static int
+record_new (const Ctx *c, const BwshSession *s, SessionRecord **ret)
+{
+  _cleanup_ (recordp_free) SessionRecord *rec = NULL;
+  BwshError err = { 0 };
+  int r;
+
+  rec = calloc (1, sizeof *rec);
+  if (rec == NULL)
+    return refuse (c, -ENOMEM, NULL, "cannot record the session");
+  bwsh_plan_digest (s->plan, rec->digest);
+  for (size_t i = 0; i < s->plan->n_mounts; i++)
+    if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+      rec->mounts++;
+  rec->refusals = s->plan->n_refused;
+  rec->network = s->plan->network;
+  rec->uid = s->id->uid;
+  r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
+  if (r < 0)
+    return refuse_error (c, r, &err);
+  r = pam_bwsh_session_command (s->id->shell, &rec->command);
+  if (r < 0)
+    return refuse (c, r, NULL, "cannot record the session");
+  /* One id joins the session's events: this module's allowed and ended,
+   * and bwsh's command event (it reads BWSH_SESSION_ID from its
+   * environment, which the service builds from the PAM environment). */
+  r = bwsh_session_id_new (rec->session_id);
+  if (r < 0)
+    return refuse (c, r, NULL, "cannot record the session");
+  rec->start = (int64_t) time (NULL);
+  *ret = steal_pointer (&rec);
+  return PAM_SUCCESS;
+}
+
 /* Admission where the client still hears the reason (see the top of the
  * file): everything the session stage would refuse before it registers,
  * decided by the same core call in CHECK mode, which creates nothing. */
@@ -611,29 +647,9 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   if (r < 0)
     return refuse (&c, r, NULL, "cannot clean the session environment");
 
-  rec = calloc (1, sizeof *rec);
-  if (rec == NULL)
-    return refuse (&c, -ENOMEM, NULL, "cannot record the session");
-  bwsh_plan_digest (s->plan, rec->digest);
-  for (size_t i = 0; i < s->plan->n_mounts; i++)
-    if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
-      rec->mounts++;
-  rec->refusals = s->plan->n_refused;
-  rec->network = s->plan->network;
-  rec->uid = s->id->uid;
-  r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
-  if (r < 0)
-    return refuse_error (&c, r, &err);
-  r = pam_bwsh_session_command (s->id->shell, &rec->command);
-  if (r < 0)
-    return refuse (&c, r, NULL, "cannot record the session");
-  /* One id joins the session's events: this module's allowed and ended,
-   * and bwsh's command event (it reads BWSH_SESSION_ID from its
-   * environment, which the service builds from the PAM environment). */
-  r = bwsh_session_id_new (rec->session_id);
-  if (r < 0)
-    return refuse (&c, r, NULL, "cannot record the session");
-  rec->start = (int64_t) time (NULL);
+  ret = record_new (&c, s, &rec);
+  if (ret != PAM_SUCCESS)
+    return ret;
   policy_path = c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ();
   ret = register_session (&c, s, policy_path, rec);
   if (ret != PAM_SUCCESS)

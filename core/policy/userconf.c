@@ -386,6 +386,88 @@ json_error_reason (const json_error_t *jerr)
     }
 }
 
+/* preferences.sandboxBwrapMounts: the three lists; an unknown key is
+ * named. */
+static int
+parse_mounts (Ctx *c, json_t *prefs, BwshUserConfig *uc)
+{
+  json_t *mounts;
+  int r;
+
+  mounts = json_object_get (prefs, "sandboxBwrapMounts");
+  if (mounts != NULL && !json_is_object (mounts))
+    {
+      int line, col;
+      locate (c->buf, c->len, NULL, "sandboxBwrapMounts", &line, &col);
+      r = bwsh_diag_add (c->diag, "%s:%d:%d: sandboxBwrapMounts: must be an object (ignored)", c->file, line,
+                         col);
+      if (r < 0)
+        return r;
+      mounts = NULL;
+    }
+  if (mounts != NULL)
+    {
+      const char *k;
+      json_t *v;
+
+      /* A misspelt key would silently grant nothing; say so. */
+      json_object_foreach (mounts, k, v)
+        {
+          if (strcmp (k, "additionalROBinds") != 0 && strcmp (k, "additionalBinds") != 0
+              && strcmp (k, "disabledDefaultBinds") != 0)
+            {
+              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
+              if (esc == NULL)
+                return -ENOMEM;
+              r = bwsh_diag_add (c->diag, "%s: sandboxBwrapMounts: unknown key \"%s\" (ignored)", c->file, esc);
+              if (r < 0)
+                return r;
+            }
+        }
+      r = parse_list (c, mounts, "additionalROBinds", true, &uc->ro_binds);
+      if (r >= 0)
+        r = parse_list (c, mounts, "additionalBinds", true, &uc->rw_binds);
+      if (r >= 0)
+        r = parse_list (c, mounts, "disabledDefaultBinds", false, &uc->disabled);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* preferences.sandboxProjectDir, checked later like a read-write bind. */
+static int
+parse_project (Ctx *c, json_t *prefs, BwshUserConfig *uc)
+{
+  json_t *project;
+  int r;
+
+  project = json_object_get (prefs, "sandboxProjectDir");
+  if (project != NULL)
+    {
+      int line, col;
+      const char *s = plain_string (project);
+
+      locate (c->buf, c->len, NULL, "sandboxProjectDir", &line, &col);
+      if (s == NULL)
+        {
+          r = bwsh_diag_add (c->diag, "%s:%d:%d: sandboxProjectDir: expected a path without NUL characters (ignored)",
+                             c->file, line, col);
+          if (r < 0)
+            return r;
+        }
+      else
+        {
+          uc->project_dir = strdup (s);
+          uc->project_dir_from = (BwshSource) { .origin = BWSH_ORIGIN_USER, .line = line, .column = col };
+          uc->project_dir_from.file = strdup (c->file);
+          if (uc->project_dir == NULL || uc->project_dir_from.file == NULL)
+            return -ENOMEM;
+        }
+    }
+  return 0;
+}
+
 int
 bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshUserConfig **ret,
                         BwshDiag *diag, BwshError *err)
@@ -393,7 +475,7 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
   _cleanup_ (user_config_freep) BwshUserConfig *uc = NULL;
   json_auto_t *root = NULL;
   json_error_t jerr;
-  json_t *prefs, *mounts, *project;
+  json_t *prefs;
   Ctx c = { buf, len, NULL, diag, 0 };
   int r;
 
@@ -428,68 +510,11 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
       return 0;
     }
 
-  mounts = json_object_get (prefs, "sandboxBwrapMounts");
-  if (mounts != NULL && !json_is_object (mounts))
-    {
-      int line, col;
-      locate (buf, len, NULL, "sandboxBwrapMounts", &line, &col);
-      r = bwsh_diag_add (diag, "%s:%d:%d: sandboxBwrapMounts: must be an object (ignored)", filename, line,
-                         col);
-      if (r < 0)
-        return r;
-      mounts = NULL;
-    }
-  if (mounts != NULL)
-    {
-      const char *k;
-      json_t *v;
-
-      /* A misspelt key would silently grant nothing; say so. */
-      json_object_foreach (mounts, k, v)
-        {
-          if (strcmp (k, "additionalROBinds") != 0 && strcmp (k, "additionalBinds") != 0
-              && strcmp (k, "disabledDefaultBinds") != 0)
-            {
-              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
-              if (esc == NULL)
-                return -ENOMEM;
-              r = bwsh_diag_add (diag, "%s: sandboxBwrapMounts: unknown key \"%s\" (ignored)", filename, esc);
-              if (r < 0)
-                return r;
-            }
-        }
-      r = parse_list (&c, mounts, "additionalROBinds", true, &uc->ro_binds);
-      if (r >= 0)
-        r = parse_list (&c, mounts, "additionalBinds", true, &uc->rw_binds);
-      if (r >= 0)
-        r = parse_list (&c, mounts, "disabledDefaultBinds", false, &uc->disabled);
-      if (r < 0)
-        return r;
-    }
-
-  project = json_object_get (prefs, "sandboxProjectDir");
-  if (project != NULL)
-    {
-      int line, col;
-      const char *s = plain_string (project);
-
-      locate (buf, len, NULL, "sandboxProjectDir", &line, &col);
-      if (s == NULL)
-        {
-          r = bwsh_diag_add (diag, "%s:%d:%d: sandboxProjectDir: expected a path without NUL characters (ignored)",
-                             filename, line, col);
-          if (r < 0)
-            return r;
-        }
-      else
-        {
-          uc->project_dir = strdup (s);
-          uc->project_dir_from = (BwshSource) { .origin = BWSH_ORIGIN_USER, .line = line, .column = col };
-          uc->project_dir_from.file = strdup (filename);
-          if (uc->project_dir == NULL || uc->project_dir_from.file == NULL)
-            return -ENOMEM;
-        }
-    }
+  r = parse_mounts (&c, prefs, uc);
+  if (r >= 0)
+    r = parse_project (&c, prefs, uc);
+  if (r < 0)
+    return r;
 
   *ret = steal_pointer (&uc);
   return 0;

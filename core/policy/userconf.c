@@ -253,6 +253,61 @@ plain_string (json_t *v)
   return s;
 }
 
+/* The paths of the entry @i of the list @key: a string, or (@allow_object)
+ * {"src", "dst"}.  1 with *ret_src (and *ret_dst, or NULL), borrowed from
+ * @entry; 0 when the entry was warned about and is skipped. */
+static int
+entry_paths (Ctx *c, const int *pos, const char *key, size_t i, json_t *entry, bool allow_object,
+             const char **ret_src, const char **ret_dst)
+{
+  int r;
+
+  if (json_is_string (entry))
+    {
+      *ret_src = plain_string (entry);
+      if (*ret_src == NULL)
+        {
+          r = warn_entry (c, pos, key, i, "path contains a NUL character", NULL);
+          return r < 0 ? r : 0;
+        }
+    }
+  else if (allow_object && json_is_object (entry))
+    {
+      const char *k;
+      json_t *v;
+
+      json_object_foreach (entry, k, v)
+        {
+          if (strcmp (k, "src") != 0 && strcmp (k, "dst") != 0)
+            {
+              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
+              r = warn_entry (c, pos, key, i, "unknown key ", esc);
+              return r < 0 ? r : 0;
+            }
+        }
+      *ret_src = plain_string (json_object_get (entry, "src"));
+      if (json_object_get (entry, "dst") != NULL)
+        {
+          *ret_dst = plain_string (json_object_get (entry, "dst"));
+          if (*ret_dst == NULL)
+            *ret_src = NULL;
+        }
+      if (*ret_src == NULL)
+        {
+          r = warn_entry (c, pos, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
+          return r < 0 ? r : 0;
+        }
+    }
+  else
+    {
+      r = warn_entry (c, pos, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
+                                              : "expected a path",
+                      NULL);
+      return r < 0 ? r : 0;
+    }
+  return 1;
+}
+
 static int
 parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBindList *out)
 {
@@ -287,61 +342,11 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
           break;
         }
 
-      if (json_is_string (entry))
-        {
-          src = plain_string (entry);
-          if (src == NULL)
-            {
-              r = warn_entry (c, pos, key, i, "path contains a NUL character", NULL);
-              if (r < 0)
-                return r;
-              continue;
-            }
-        }
-      else if (allow_object && json_is_object (entry))
-        {
-          const char *k;
-          json_t *v;
-          bool bad = false;
-
-          json_object_foreach (entry, k, v)
-            {
-              if (strcmp (k, "src") != 0 && strcmp (k, "dst") != 0)
-                {
-                  _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
-                  r = warn_entry (c, pos, key, i, "unknown key ", esc);
-                  if (r < 0)
-                    return r;
-                  bad = true;
-                  break;
-                }
-            }
-          if (bad)
-            continue;
-          src = plain_string (json_object_get (entry, "src"));
-          if (json_object_get (entry, "dst") != NULL)
-            {
-              dst = plain_string (json_object_get (entry, "dst"));
-              if (dst == NULL)
-                src = NULL;
-            }
-          if (src == NULL)
-            {
-              r = warn_entry (c, pos, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
-              if (r < 0)
-                return r;
-              continue;
-            }
-        }
-      else
-        {
-          r = warn_entry (c, pos, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
-                                                  : "expected a path",
-                          NULL);
-          if (r < 0)
-            return r;
-          continue;
-        }
+      r = entry_paths (c, pos, key, i, entry, allow_object, &src, &dst);
+      if (r < 0)
+        return r;
+      if (r == 0)
+        continue;
 
       from.line = pos[2 * i];
       from.column = pos[2 * i + 1];

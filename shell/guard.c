@@ -353,6 +353,41 @@ recorder_held (Launch *l, int status, bool said)
   l->rec_failed = true;
 }
 
+static int
+pipe_pair (int *ret_r, int *ret_w)
+{
+  int fds[2];
+
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    return -errno;
+  *ret_r = fds[0];
+  *ret_w = fds[1];
+  return 0;
+}
+
+/* tlog-rec (the child @pid) until it started bwrap, or failed to by
+ * @deadline; what it said meanwhile is passed on, not held against it.  A
+ * started recording is announced.  ATTEMPT_RAN when it started. */
+static Attempt
+recorder_start (Launch *l, pid_t pid, int status_r, int err_r, int64_t deadline)
+{
+  Attempt result = recorder_started (l, status_r, l->cmd.status_fd, pid, deadline);
+
+  /* What it said before it started bwrap (its notice, a warning), or why
+   * it did not. */
+  if (fcntl (err_r, F_SETFL, O_NONBLOCK) == 0)
+    while (pass_stderr (err_r) > 0)
+      ;
+  if (result == ATTEMPT_RAN)
+    {
+      /* tlog-rec is this child: the recording id is of its pid. */
+      announce (l, BWSH_RECORDING_ON);
+      typeahead_give (l, true);
+      bwsh_front_recording (pid, l->given, l->window_ms);
+    }
+  return result;
+}
+
 /* The attempt's child: bwrap's "started" pipe at BWSH_STARTED_FD, then
  * the launch (as tlog-rec when recorded); it returns only when bwsh itself
  * failed. */
@@ -431,28 +466,16 @@ attempt (Launch *l, int *ret_status)
   _cleanup_close_ int started_r = -1, started_w = -1, status_r = -1, status_w = -1, err_r = -1, err_w = -1;
   bool guard = bwsh_plan_guards_setup (l->plan), recorded = l->cmd.recorder != NULL;
   Attempt result = ATTEMPT_RAN;
-  int fds[2], status = 0, r;
+  int status = 0, r;
   int64_t deadline = 0;
   ssize_t n = 0;
   char b = 0;
   pid_t pid, parent = getppid ();
 
   l->rec_failed = false;
-  if (pipe2 (fds, O_CLOEXEC) < 0)
-    return -errno;
-  started_r = fds[0];
-  started_w = fds[1];
-  if (recorded)
-    {
-      if (pipe2 (fds, O_CLOEXEC) < 0)
-        return -errno;
-      status_r = fds[0];
-      status_w = fds[1];
-      if (pipe2 (fds, O_CLOEXEC) < 0)
-        return -errno;
-      err_r = fds[0];
-      err_w = fds[1];
-    }
+  if ((r = pipe_pair (&started_r, &started_w)) < 0
+      || (recorded && ((r = pipe_pair (&status_r, &status_w)) < 0 || (r = pipe_pair (&err_r, &err_w)) < 0)))
+    return r;
   /* Unguarded, bwrap's parent is the service's process (sshd's session
    * process, su), and --die-with-parent ends the sandbox with it: an ssh
    * client that goes away takes its commands along.  Guarded, bwsh is in
@@ -484,21 +507,7 @@ attempt (Launch *l, int *ret_status)
    * writes its exit code there too, and a closed pipe would kill it with
    * SIGPIPE instead. */
   if (recorded)
-    {
-      result = recorder_started (l, status_r, l->cmd.status_fd, pid, deadline);
-      /* What it said before it started bwrap (its notice, a warning), or
-       * why it did not: passed on, not held against it. */
-      if (fcntl (err_r, F_SETFL, O_NONBLOCK) == 0)
-        while (pass_stderr (err_r) > 0)
-          ;
-    }
-  if (recorded && result == ATTEMPT_RAN)
-    {
-      /* tlog-rec is this child: the recording id is of its pid. */
-      announce (l, BWSH_RECORDING_ON);
-      typeahead_give (l, true);
-      bwsh_front_recording (pid, l->given, l->window_ms);
-    }
+    result = recorder_start (l, pid, status_r, err_r, deadline);
   if (result == ATTEMPT_RAN && guard)
     {
       do

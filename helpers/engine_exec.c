@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "bwshcore.h"
@@ -25,20 +24,6 @@
 #include "engine_exec.h"
 #include "engine_watch.h"
 #include "netns_report.h"
-
-static int
-allow_path (int ruleset_fd, const char *path, uint64_t access)
-{
-  struct landlock_path_beneath_attr rule = { .allowed_access = access };
-  _cleanup_close_ int fd = open (path, O_PATH | O_CLOEXEC);
-
-  if (fd < 0)
-    return errno == ENOENT ? 0 : -errno; /* no /lib64 here: nothing to allow */
-  rule.parent_fd = fd;
-  if (syscall (SYS_landlock_add_rule, ruleset_fd, LANDLOCK_RULE_PATH_BENEATH, &rule, 0) < 0)
-    return -errno;
-  return 0;
-}
 
 /* slirp4netns runs outside the sandbox as the user, in the host's network
  * namespace; its --enable-sandbox needs root in its user namespace, which
@@ -52,40 +37,25 @@ static int
 confine_slirp4netns (void)
 {
   const uint64_t rx = LANDLOCK_ACCESS_FS_EXECUTE | LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR;
-  struct landlock_ruleset_attr attr = { 0 };
-  uint64_t tun = LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE;
+  const BwshLandlockPath allowed[] = {
+    { "/usr", rx },
+    { "/lib", rx },
+    { "/lib64", rx },
+    { "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE },
+    { BWSH_TUN_PATH, LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_WRITE_FILE
+#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
+                         | LANDLOCK_ACCESS_FS_IOCTL_DEV /* TUNSETIFF */
+#endif
+    },
+  };
   _cleanup_close_ int ruleset_fd = -1;
-  long abi;
+  BwshError err = { 0 };
   int r;
 
-  abi = syscall (SYS_landlock_create_ruleset, NULL, 0, LANDLOCK_CREATE_RULESET_VERSION);
-  if (abi < 0)
-    return -errno;
-  attr.handled_access_fs = (LANDLOCK_ACCESS_FS_MAKE_SYM << 1) - 1; /* ABI 1: every right */
-  if (abi >= 2)
-    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_REFER;
-#ifdef LANDLOCK_ACCESS_FS_TRUNCATE
-  if (abi >= 3)
-    attr.handled_access_fs |= LANDLOCK_ACCESS_FS_TRUNCATE;
-#endif
-#ifdef LANDLOCK_ACCESS_FS_IOCTL_DEV
-  if (abi >= 5)
-    {
-      attr.handled_access_fs |= LANDLOCK_ACCESS_FS_IOCTL_DEV;
-      tun |= LANDLOCK_ACCESS_FS_IOCTL_DEV; /* TUNSETIFF */
-    }
-#endif
-  ruleset_fd = (int) syscall (SYS_landlock_create_ruleset, &attr, sizeof attr, 0);
-  if (ruleset_fd < 0)
-    return -errno;
-  if ((r = allow_path (ruleset_fd, "/usr", rx)) < 0 || (r = allow_path (ruleset_fd, "/lib", rx)) < 0
-      || (r = allow_path (ruleset_fd, "/lib64", rx)) < 0
-      || (r = allow_path (ruleset_fd, "/etc/ld.so.cache", LANDLOCK_ACCESS_FS_READ_FILE)) < 0
-      || (r = allow_path (ruleset_fd, BWSH_TUN_PATH, tun)) < 0)
-    return r;
-  if (prctl (PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall (SYS_landlock_restrict_self, ruleset_fd, 0) < 0)
-    return -errno;
-  return 0;
+  r = bwsh_landlock_fs_ruleset (allowed, sizeof allowed / sizeof allowed[0], &ruleset_fd, &err);
+  if (r >= 0)
+    r = bwsh_landlock_restrict (ruleset_fd, &err);
+  return r;
 }
 
 /* slirp4netns joins the namespaces by their files: the helper's

@@ -201,13 +201,10 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
 {
   _cleanup_free_ char *raw_what = NULL, *raw_detail = NULL, *what = NULL, *detail = NULL, *reason = NULL;
   va_list ap;
-  int k;
 
   va_start (ap, fmt);
-  k = vasprintf (&raw_what, fmt, ap);
+  raw_what = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (k < 0)
-    raw_what = NULL;
   if (err != NULL && (err->code != BWSH_ERROR_NONE || err->message[0] != '\0'))
     raw_detail = bwsh_error_to_string (err);
   /* A message may carry a path the user chose: what a terminal or a log
@@ -376,33 +373,22 @@ record_free (pam_handle_t *pamh, void *data, int error_status)
 static void
 policy_fallback_event (const Ctx *c, const BwshSession *s, int r)
 {
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_POLICY);
-  _cleanup_free_ char *raw = bwsh_error_to_string (&s->policy_error), *line = NULL;
-  _cleanup_free_ char *why = raw != NULL ? bwsh_escape_message (raw) : NULL;
-  const char *outcome = r < 0 ? "refused" : s->policy_last_good ? "last-good" : "ignored";
+  const BwshFallbackReport rep = {
+    .origin = "pam_bwsh",
+    .user = c->user,
+    .service = c->service,
+    .rhost = c->rhost,
+    .tty = c->tty,
+    .said = { [BWSH_FALLBACK_REFUSED] = "no last good policy: the session of a bwsh account is refused",
+              [BWSH_FALLBACK_LAST_GOOD] = "the session is decided by the last policy that loaded cleanly",
+              [BWSH_FALLBACK_IGNORED] = "root or an account whose shell is not bwsh: left alone" },
+    .record = true,
+  };
+  _cleanup_free_ char *line = NULL;
 
-  if (bwsh_policy_error_reported (&s->policy_error, true) == 1)
+  if (bwsh_fallback_report (s, r, &rep, &line) == 1)
     return;
-
-  if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
-                r < 0                  ? "no last good policy: the session of a bwsh account is refused"
-                : s->policy_last_good ? "the session is decided by the last policy that loaded cleanly"
-                                      : "root or an account whose shell is not bwsh: left alone")
-      < 0)
-    line = NULL;
   pam_syslog (c->pamh, LOG_CRIT, "%s: %s", or_dash (c->user), line != NULL ? line : "policy cannot be used");
-  ev.origin = "pam_bwsh";
-  ev.message = line;
-  ev.user = c->user;
-  ev.uid = s->id != NULL ? (int64_t) s->id->uid : -1;
-  ev.service = c->service;
-  ev.rhost = c->rhost;
-  ev.tty = c->tty;
-  ev.outcome = outcome;
-  ev.reason = s->policy_error.message;
-  ev.policy_file = s->policy_error.file[0] != '\0' ? s->policy_error.file : NULL;
-  ev.policy_line = s->policy_error.line > 0 ? s->policy_error.line : -1;
-  (void) bwsh_event_send (&ev);
 }
 
 /* Admission refused the session (admission.h): the lock and the limit
@@ -429,36 +415,31 @@ refuse_admission (const Ctx *c, const BwshSession *s, int r, const BwshError *er
 
 /* Register the session for bwshctl sessions/lock, within max_sessions. */
 static int
-register_session (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol, const char *policy_path,
-                  SessionRecord *rec)
+register_session (const Ctx *c, const BwshSession *s, const char *policy_path, SessionRecord *rec)
 {
-  BwshSessionEntry e = { 0 };
+  const BwshRegistration reg = {
+    .user = c->user,
+    .service = or_dash (c->service),
+    .rhost = or_dash (c->rhost),
+    .tty = or_dash (c->tty),
+    .command = rec->command,
+    .policy_path = policy_path,
+    .plan_digest = rec->digest,
+    .policy_digest = rec->policy_digest,
+    .start = rec->start,
+  };
   BwshError err = { 0 };
   size_t live = 0;
   int r;
 
-  e.uid = id->uid;
-  e.start = rec->start;
-  e.pid = getpid ();
-  memcpy (e.plan_digest, rec->digest, sizeof e.plan_digest);
-  memcpy (e.policy_digest, rec->policy_digest, sizeof e.policy_digest);
-  if ((e.user = strdup (c->user)) == NULL || (e.service = strdup (or_dash (c->service))) == NULL
-      || (e.rhost = strdup (or_dash (c->rhost))) == NULL || (e.tty = strdup (or_dash (c->tty))) == NULL
-      || (e.command = strdup (rec->command)) == NULL || (e.policy_path = strdup (policy_path)) == NULL)
-    r = -ENOMEM;
-  else
-    r = bwsh_pid_start_time (e.pid, &e.pid_start);
-  if (r >= 0)
-    r = bwsh_registry_register (NULL, &e, pol->max_sessions, &live, &err);
-  rec->registry_id = steal_pointer (&e.id);
-  bwsh_session_entry_clear (&e);
+  r = bwsh_session_register (s, &reg, &rec->registry_id, &live, &err);
   if (r == -EUSERS)
     {
       BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_LIMIT);
       ev.sessions = (int64_t) live;
-      ev.max_sessions = pol->max_sessions;
+      ev.max_sessions = s->policy->max_sessions;
       return refuse_event (c, &ev, r, NULL, "%s has %zu sessions open, at most %u are allowed (max_sessions)",
-                           c->user, live, pol->max_sessions);
+                           c->user, live, s->policy->max_sessions);
     }
   if (r < 0)
     return refuse (c, r, &err, "cannot register the session");
@@ -562,6 +543,42 @@ prepare (Ctx *c, BwshSessionMode mode, BwshSession **ret)
   return PAM_SUCCESS;
 }
 
+/* What open_session hands to close_session: the plan's digest and counts,
+ * the policy's digest, the command, the session's id and start. */
+static int
+record_new (const Ctx *c, const BwshSession *s, SessionRecord **ret)
+{
+  _cleanup_ (recordp_free) SessionRecord *rec = NULL;
+  BwshError err = { 0 };
+  int r;
+
+  rec = calloc (1, sizeof *rec);
+  if (rec == NULL)
+    return refuse (c, -ENOMEM, NULL, "cannot record the session");
+  bwsh_plan_digest (s->plan, rec->digest);
+  for (size_t i = 0; i < s->plan->n_mounts; i++)
+    if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
+      rec->mounts++;
+  rec->refusals = s->plan->n_refused;
+  rec->network = s->plan->network;
+  rec->uid = s->id->uid;
+  r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
+  if (r < 0)
+    return refuse_error (c, r, &err);
+  r = pam_bwsh_session_command (s->id->shell, &rec->command);
+  if (r < 0)
+    return refuse (c, r, NULL, "cannot record the session");
+  /* One id joins the session's events: this module's allowed and ended,
+   * and bwsh's command event (it reads BWSH_SESSION_ID from its
+   * environment, which the service builds from the PAM environment). */
+  r = bwsh_session_id_new (rec->session_id);
+  if (r < 0)
+    return refuse (c, r, NULL, "cannot record the session");
+  rec->start = (int64_t) time (NULL);
+  *ret = steal_pointer (&rec);
+  return PAM_SUCCESS;
+}
+
 /* Admission where the client still hears the reason (see the top of the
  * file): everything the session stage would refuse before it registers,
  * decided by the same core call in CHECK mode, which creates nothing. */
@@ -630,31 +647,11 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   if (r < 0)
     return refuse (&c, r, NULL, "cannot clean the session environment");
 
-  rec = calloc (1, sizeof *rec);
-  if (rec == NULL)
-    return refuse (&c, -ENOMEM, NULL, "cannot record the session");
-  bwsh_plan_digest (s->plan, rec->digest);
-  for (size_t i = 0; i < s->plan->n_mounts; i++)
-    if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
-      rec->mounts++;
-  rec->refusals = s->plan->n_refused;
-  rec->network = s->plan->network;
-  rec->uid = s->id->uid;
-  r = bwsh_policy_digest (s->policy, rec->policy_digest, &err);
-  if (r < 0)
-    return refuse_error (&c, r, &err);
-  r = pam_bwsh_session_command (s->id->shell, &rec->command);
-  if (r < 0)
-    return refuse (&c, r, NULL, "cannot record the session");
-  /* One id joins the session's events: this module's allowed and ended,
-   * and bwsh's command event (it reads BWSH_SESSION_ID from its
-   * environment, which the service builds from the PAM environment). */
-  r = bwsh_session_id_new (rec->session_id);
-  if (r < 0)
-    return refuse (&c, r, NULL, "cannot record the session");
-  rec->start = (int64_t) time (NULL);
+  ret = record_new (&c, s, &rec);
+  if (ret != PAM_SUCCESS)
+    return ret;
   policy_path = c.opt.policy_path != NULL ? c.opt.policy_path : bwsh_policy_path ();
-  ret = register_session (&c, s->id, s->policy, policy_path, rec);
+  ret = register_session (&c, s, policy_path, rec);
   if (ret != PAM_SUCCESS)
     return ret;
   /* Where the session's bwrap will report its program's exit status

@@ -40,7 +40,6 @@
 #include "bwshcore.h"
 #include "events.h"
 #include "guard.h"
-#include "lkg.h"
 
 extern char **environ;
 
@@ -58,14 +57,13 @@ die (int status, const char *fmt, ...)
 {
   _cleanup_free_ char *msg = NULL;
   va_list ap;
-  int r;
 
   va_start (ap, fmt);
-  r = vasprintf (&msg, fmt, ap);
+  msg = bwsh_vformat (fmt, ap);
   va_end (ap);
-  fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
-  bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory", refused_lock);
-  bwsh_front_ended (BWSH_END_REFUSED, r >= 0 ? msg : "out of memory");
+  fprintf (stderr, "bwsh: %s\n", msg != NULL ? msg : "out of memory");
+  bwsh_front_refused (user_id, user_name, msg != NULL ? msg : "out of memory", refused_lock);
+  bwsh_front_ended (BWSH_END_REFUSED, msg != NULL ? msg : "out of memory");
   exit (status);
 }
 
@@ -148,26 +146,12 @@ usage_error (const char *what, const char *arg)
 static void
 register_session (const BwshSession *s, const char *digest)
 {
-  BwshSessionEntry e = { 0 };
   BwshError err = { 0 };
-  const char *tty = ttyname (STDIN_FILENO);
   size_t live = 0;
   int r;
 
-  e.uid = s->id->uid;
-  e.start = (int64_t) time (NULL);
-  e.pid = getpid ();
-  snprintf (e.plan_digest, sizeof e.plan_digest, "%s", digest);
-  if ((e.user = strdup (s->id->name)) == NULL || (e.service = strdup ("-")) == NULL
-      || (e.rhost = strdup ("-")) == NULL || (e.tty = strdup (tty != NULL ? tty : "-")) == NULL
-      || (e.command = strdup (s->id->shell != NULL ? s->id->shell : "-")) == NULL
-      || (e.policy_path = strdup (bwsh_policy_path ())) == NULL)
-    r = bwsh_error_set (&err, -ENOMEM, NULL, 0, 0, "out of memory");
-  else
-    r = bwsh_pid_start_time (e.pid, &e.pid_start);
-  if (r >= 0)
-    r = bwsh_registry_register (NULL, &e, s->policy->max_sessions, &live, &err);
-  bwsh_session_entry_clear (&e);
+  r = bwsh_session_register (s, &(BwshRegistration) { .tty = ttyname (STDIN_FILENO), .plan_digest = digest }, NULL,
+                             &live, &err);
   if (r == -EUSERS)
     die (EX_NOPERM, "%s has %zu sessions open, at most %u are allowed (max_sessions)", s->id->name, live,
          s->policy->max_sessions);
@@ -187,35 +171,25 @@ register_session (const BwshSession *s, const char *digest)
 static void
 policy_fallback (const BwshSession *s, int r)
 {
-  BwshEvent ev = BWSH_EVENT_INIT (BWSH_EVENT_POLICY);
-  _cleanup_free_ char *why = bwsh_error_to_string (&s->policy_error), *line = NULL;
+  const BwshFallbackReport rep = {
+    .origin = "bwsh",
+    .service = "bwsh",
+    .said = { [BWSH_FALLBACK_REFUSED] = "no last good policy: refused",
+              [BWSH_FALLBACK_LAST_GOOD] = "using the last policy that loaded cleanly" },
+  };
+  _cleanup_free_ char *line = NULL;
+  /* pam_bwsh reported this broken version already, as root: 1. */
+  int k = bwsh_fallback_report (s, r, &rep, &line);
 
-  if (asprintf (&line, "%s; %s", why != NULL ? why : "the sandbox policy cannot be used",
-                r >= 0 && s->policy_last_good ? "using the last policy that loaded cleanly"
-                                               : "no last good policy: refused")
-      < 0)
-    line = NULL;
   /* A subject hears one line; the file and the parse error are the
    * administrator's (the journal, bwshctl check). */
-  if (r >= 0 && s->policy_last_good)
+  if (bwsh_fallback_of (s, r) == BWSH_FALLBACK_LAST_GOOD)
     fprintf (stderr, "bwsh: warning: %s\n",
              getuid () == 0 && line != NULL
                  ? line
                  : "the sandbox policy cannot be used (the administrator has the details); using the last policy "
                    "that loaded cleanly");
-  /* pam_bwsh reported this broken version already, as root. */
-  if (bwsh_policy_error_reported (&s->policy_error, false) == 1)
-    return;
-  ev.origin = "bwsh";
-  ev.message = line;
-  ev.user = s->id != NULL ? s->id->name : NULL;
-  ev.uid = s->id != NULL ? (int64_t) s->id->uid : -1;
-  ev.service = "bwsh";
-  ev.outcome = r >= 0 && s->policy_last_good ? "last-good" : "refused";
-  ev.reason = s->policy_error.message;
-  ev.policy_file = s->policy_error.file[0] != '\0' ? s->policy_error.file : NULL;
-  ev.policy_line = s->policy_error.line > 0 ? s->policy_error.line : -1;
-  if (bwsh_event_send (&ev) < 0)
+  if (k < 0)
     syslog (LOG_AUTHPRIV | LOG_CRIT, "%s", line != NULL ? line : "the sandbox policy cannot be used");
 }
 

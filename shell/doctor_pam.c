@@ -97,6 +97,50 @@ account_may_end (PamStack *st, char *const *tok, size_t n_control, size_t idx, c
   st->acct_jump_at = steal_pointer (&at);
 }
 
+/* What the stack's line of @type for @module (its options from tok[@i] to
+ * tok[@n]) tells about pam_bwsh: the account stage's order and jumps, the
+ * session's order, pam_env's user_readenv. */
+static void
+note_module (PamStack *st, const char *type, const char *module, char **tok, size_t i, size_t n, const char *file,
+             int lineno)
+{
+  /* A substack's "done" and jumps end only the substack. */
+  if (strcasecmp (type, "account") == 0 && st->substack == 0)
+    {
+      size_t idx = st->acct_n++;
+      if (strcmp (module_base (module), "pam_bwsh.so") != 0)
+        {
+          if (!st->bwsh_account)
+            account_may_end (st, tok + 1, i - 2, idx, file, lineno);
+        }
+      else if (!st->bwsh_account && st->acct_end_at == NULL && st->acct_jump_to > idx)
+        st->acct_end_at = steal_pointer (&st->acct_jump_at);
+    }
+  if (strcasecmp (type, "account") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0)
+    st->bwsh_account = true;
+  if (strcasecmp (type, "session") == 0)
+    st->order++;
+  if (strcasecmp (type, "session") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0 && !st->bwsh)
+    {
+      st->bwsh = true;
+      st->bwsh_pos = st->order;
+    }
+  if ((strcasecmp (type, "session") == 0 || strcasecmp (type, "auth") == 0)
+      && strcmp (module_base (module), "pam_env.so") == 0)
+    {
+      for (; i < n; i++)
+        if (strcmp (tok[i], "user_readenv=1") == 0)
+          {
+            /* The last one counts: it is the one that runs after the others. */
+            st->readenv = true;
+            st->readenv_pos = strcasecmp (type, "session") == 0 ? st->order : 0;
+            free (st->readenv_at);
+            if (asprintf (&st->readenv_at, "%s:%d", file, lineno) < 0)
+              st->readenv_at = NULL;
+          }
+    }
+}
+
 static void
 pam_line (const char *root, PamStack *st, char *line, const char *file, int lineno, const char *type_filter, int depth)
 {
@@ -149,41 +193,7 @@ pam_line (const char *root, PamStack *st, char *line, const char *file, int line
       st->substack -= sub;
       return;
     }
-  /* A substack's "done" and jumps end only the substack. */
-  if (strcasecmp (type, "account") == 0 && st->substack == 0)
-    {
-      size_t idx = st->acct_n++;
-      if (strcmp (module_base (module), "pam_bwsh.so") != 0)
-        {
-          if (!st->bwsh_account)
-            account_may_end (st, tok + 1, i - 2, idx, file, lineno);
-        }
-      else if (!st->bwsh_account && st->acct_end_at == NULL && st->acct_jump_to > idx)
-        st->acct_end_at = steal_pointer (&st->acct_jump_at);
-    }
-  if (strcasecmp (type, "account") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0)
-    st->bwsh_account = true;
-  if (strcasecmp (type, "session") == 0)
-    st->order++;
-  if (strcasecmp (type, "session") == 0 && strcmp (module_base (module), "pam_bwsh.so") == 0 && !st->bwsh)
-    {
-      st->bwsh = true;
-      st->bwsh_pos = st->order;
-    }
-  if ((strcasecmp (type, "session") == 0 || strcasecmp (type, "auth") == 0)
-      && strcmp (module_base (module), "pam_env.so") == 0)
-    {
-      for (; i < n; i++)
-        if (strcmp (tok[i], "user_readenv=1") == 0)
-          {
-            /* The last one counts: it is the one that runs after the others. */
-            st->readenv = true;
-            st->readenv_pos = strcasecmp (type, "session") == 0 ? st->order : 0;
-            free (st->readenv_at);
-            if (asprintf (&st->readenv_at, "%s:%d", file, lineno) < 0)
-              st->readenv_at = NULL;
-          }
-    }
+  note_module (st, type, module, tok, i, n, file, lineno);
 }
 
 /* Walk /etc/pam.d/NAME (under --root), following @include, include and substack. */

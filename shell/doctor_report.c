@@ -27,14 +27,13 @@ finding (Doctor *d, Level level, const char *fix, const char *fmt, ...)
   static const char *const names[] = { "ok", "note", "warning", "error" };
   _cleanup_free_ char *msg = NULL, *e_msg = NULL, *e_fix = NULL;
   va_list ap;
-  int r;
 
   va_start (ap, fmt);
-  r = vasprintf (&msg, fmt, ap);
+  msg = bwsh_vformat (fmt, ap);
   va_end (ap);
   /* One choke point: a name or an output line that came from a user or a
    * command reaches the administrator's terminal as one escaped line. */
-  e_msg = r >= 0 ? bwsh_escape_message (msg) : NULL;
+  e_msg = msg != NULL ? bwsh_escape_message (msg) : NULL;
   e_fix = fix != NULL ? bwsh_escape_message (fix) : NULL;
   printf ("%s: %s\n", names[level], e_msg != NULL ? e_msg : "out of memory");
   if (fix != NULL && level >= LEVEL_WARNING)

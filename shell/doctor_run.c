@@ -124,61 +124,51 @@ run_cmd (const char *const argv[], bool drop, uid_t uid, gid_t gid, CmdResult *r
   return run_child (exec_argv, (void *) (uintptr_t) argv, drop, uid, gid, ret);
 }
 
-int
-run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult *ret)
+static void
+close_pipes (int (*pipes)[2], size_t n)
 {
-  int out[2] = { -1, -1 }, err[2] = { -1, -1 }, status[2] = { -1, -1 };
-  long deadline;
-  pid_t pid;
-
-  *ret = (CmdResult) { 0 };
-  if (pipe2 (out, O_CLOEXEC) < 0 || pipe2 (err, O_CLOEXEC) < 0 || pipe2 (status, O_CLOEXEC) < 0)
-    {
-      int e = -errno;
-      for (int i = 0; i < 2; i++)
+  for (size_t i = 0; i < n; i++)
+    for (int j = 0; j < 2; j++)
+      if (pipes[i][j] >= 0)
         {
-          if (out[i] >= 0)
-            close (out[i]);
-          if (err[i] >= 0)
-            close (err[i]);
-          if (status[i] >= 0)
-            close (status[i]);
+          close (pipes[i][j]);
+          pipes[i][j] = -1;
         }
-      return e;
-    }
+}
 
-  pid = fork ();
-  if (pid < 0)
-    {
-      int e = -errno;
-      close (out[0]), close (out[1]), close (err[0]), close (err[1]), close (status[0]), close (status[1]);
-      return e;
-    }
-  if (pid == 0)
-    {
-      int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
-      int e;
+/* The child's side: stdin from /dev/null, stdout and stderr into the
+ * pipes, as @uid/@gid when @drop, then @fn; the errno it fails with (or
+ * drop_to()'s) goes back through @status_fd. */
+static _Noreturn void
+child_side (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, int out_fd, int err_fd, int status_fd)
+{
+  int null = open ("/dev/null", O_RDONLY | O_CLOEXEC);
+  int e;
 
-      if (null < 0 || dup2 (null, 0) < 0 || dup2 (out[1], 1) < 0 || dup2 (err[1], 2) < 0)
-        _exit (127);
-      if (drop && drop_to (uid, gid) < 0)
-        {
-          e = errno;
-          (void) !write (status[1], &e, sizeof e);
-          _exit (127);
-        }
-      e = fn (data);
-      (void) !write (status[1], &e, sizeof e);
+  if (null < 0 || dup2 (null, 0) < 0 || dup2 (out_fd, 1) < 0 || dup2 (err_fd, 2) < 0)
+    _exit (127);
+  if (drop && drop_to (uid, gid) < 0)
+    {
+      e = errno;
+      (void) !write (status_fd, &e, sizeof e);
       _exit (127);
     }
+  e = fn (data);
+  (void) !write (status_fd, &e, sizeof e);
+  _exit (127);
+}
 
-  close (out[1]);
-  close (err[1]);
-  close (status[1]);
-  deadline = now_ms () + CMD_TIMEOUT_MS;
+/* The child's stdout and stderr into @ret until both end, or until
+ * CMD_TIMEOUT_MS have passed: then the child is killed.  Closes both. */
+static void
+collect_output (pid_t pid, int out_fd, int err_fd, CmdResult *ret)
+{
+  int fd[2] = { out_fd, err_fd };
+  long deadline = now_ms () + CMD_TIMEOUT_MS;
+
   for (;;)
     {
-      struct pollfd fds[2] = { { out[0], POLLIN, 0 }, { err[0], POLLIN, 0 } };
+      struct pollfd fds[2] = { { fd[0], POLLIN, 0 }, { fd[1], POLLIN, 0 } };
       long left = deadline - now_ms ();
       char buf[4096];
       int n;
@@ -206,10 +196,7 @@ run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult
           if (k <= 0)
             {
               close (fds[i].fd);
-              if (i == 0)
-                out[0] = -1;
-              else
-                err[0] = -1;
+              fd[i] = -1;
               continue;
             }
           if (i == 0)
@@ -218,18 +205,46 @@ run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult
             (void) append (&ret->err, &ret->err_len, buf, (size_t) k);
         }
     }
-  if (out[0] >= 0)
-    close (out[0]);
-  if (err[0] >= 0)
-    close (err[0]);
+  for (int i = 0; i < 2; i++)
+    if (fd[i] >= 0)
+      close (fd[i]);
+}
+
+int
+run_child (RunChildFn fn, void *data, bool drop, uid_t uid, gid_t gid, CmdResult *ret)
+{
+  int pipes[3][2] = { { -1, -1 }, { -1, -1 }, { -1, -1 } }; /* stdout, stderr, @fn's errno */
+  pid_t pid;
+  int e;
+
+  *ret = (CmdResult) { 0 };
+  if (pipe2 (pipes[0], O_CLOEXEC) < 0 || pipe2 (pipes[1], O_CLOEXEC) < 0 || pipe2 (pipes[2], O_CLOEXEC) < 0)
+    {
+      e = -errno;
+      close_pipes (pipes, 3);
+      return e;
+    }
+
+  pid = fork ();
+  if (pid < 0)
+    {
+      e = -errno;
+      close_pipes (pipes, 3);
+      return e;
+    }
+  if (pid == 0)
+    child_side (fn, data, drop, uid, gid, pipes[0][1], pipes[1][1], pipes[2][1]);
+
+  close (pipes[0][1]);
+  close (pipes[1][1]);
+  close (pipes[2][1]);
+  collect_output (pid, pipes[0][0], pipes[1][0], ret);
   while (waitpid (pid, &ret->status, 0) < 0 && errno == EINTR)
     ;
-  {
-    int e = 0;
-    if (read (status[0], &e, sizeof e) == (ssize_t) sizeof e)
-      ret->exec_errno = e;
-  }
-  close (status[0]);
+  e = 0;
+  if (read (pipes[2][0], &e, sizeof e) == (ssize_t) sizeof e)
+    ret->exec_errno = e;
+  close (pipes[2][0]);
   return 0;
 }
 

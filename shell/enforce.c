@@ -100,6 +100,69 @@ decide (const BwshSessionEntry *e, const char *policy_path, BwshLock *ret)
   return r;
 }
 
+/* Decide each live session (root's never): d[i] whether a lock covers it
+ * now (-1: undecided), mine[i] whether to end it.  Each ended session of
+ * pam_bwsh's gets a note naming its lock.  The number left undecided. */
+static size_t
+decide_all (const BwshSessionList *l, const char *policy, Decision *d, bool *mine)
+{
+  BwshError err = { 0 };
+  size_t undecided = 0;
+
+  for (size_t i = 0; i < l->n; i++)
+    {
+      const BwshSessionEntry *e = &l->items[i];
+      const char *path = policy != NULL              ? policy
+                         : e->policy_path[0] != '\0' ? e->policy_path
+                                                     : bwsh_policy_path ();
+      size_t j;
+
+      if (e->uid == 0)
+        continue;
+      /* One decision per user and policy: the same lookups answer it. */
+      for (j = 0; j < i; j++)
+        if (strcmp (l->items[j].user, e->user) == 0 && strcmp (l->items[j].policy_path, e->policy_path) == 0
+            && d[j].verdict >= 0)
+          break;
+      if (j < i)
+        {
+          d[i].verdict = d[j].verdict;
+          if (d[j].verdict == 1
+              && ((d[i].lock.target = strdup (d[j].lock.target)) == NULL
+                  || (d[i].lock.reason = strdup (d[j].lock.reason)) == NULL
+                  || (d[i].lock.by = strdup (d[j].lock.by)) == NULL))
+            d[i].verdict = -1;
+        }
+      else
+        d[i].verdict = decide (e, path, &d[i].lock);
+      if (d[i].verdict < 0)
+        undecided++;
+      if (d[i].verdict != 1)
+        continue;
+      mine[i] = true;
+      /* pam_bwsh's close names the lock on the session-ended event. */
+      if (!e->by_bwsh && bwsh_lock_note_write (NULL, e->id, &d[i].lock, &err) < 0)
+        {
+          _cleanup_free_ char *msg = bwsh_error_to_string (&err);
+          fprintf (stderr, "bwshctl: enforce: warning: %s\n", msg != NULL ? msg : "?");
+        }
+    }
+  return undecided;
+}
+
+/* One line per session it ended. */
+static void
+print_ended (const BwshSessionEntry *e, const BwshLock *lock)
+{
+  _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
+  _cleanup_free_ char *et = bwsh_escape (lock->target, strlen (lock->target));
+  _cleanup_free_ char *eb = bwsh_escape (lock->by, strlen (lock->by));
+  bool policy = bwsh_lock_is_policy (lock);
+
+  printf ("ended: %s's session (pid %d, %s): locked by %s (%s%s)\n", eu != NULL ? eu : "?", (int) e->pid, e->service,
+          et != NULL ? et : "?", policy ? "" : "lock file, set by ", eb != NULL && eb[0] != '\0' ? eb : "-");
+}
+
 int
 bwshctl_enforce (int argc, char **argv)
 {
@@ -142,58 +205,12 @@ bwshctl_enforce (int argc, char **argv)
       fprintf (stderr, "bwshctl: out of memory\n");
       return 1;
     }
-  for (size_t i = 0; i < l.n; i++)
-    {
-      const BwshSessionEntry *e = &l.items[i];
-      const char *path = o.policy != NULL              ? o.policy
-                         : e->policy_path[0] != '\0' ? e->policy_path
-                                                     : bwsh_policy_path ();
-      size_t j;
-
-      if (e->uid == 0)
-        continue;
-      /* One decision per user and policy: the same lookups answer it. */
-      for (j = 0; j < i; j++)
-        if (strcmp (l.items[j].user, e->user) == 0 && strcmp (l.items[j].policy_path, e->policy_path) == 0
-            && d[j].verdict >= 0)
-          break;
-      if (j < i)
-        {
-          d[i].verdict = d[j].verdict;
-          if (d[j].verdict == 1
-              && ((d[i].lock.target = strdup (d[j].lock.target)) == NULL
-                  || (d[i].lock.reason = strdup (d[j].lock.reason)) == NULL
-                  || (d[i].lock.by = strdup (d[j].lock.by)) == NULL))
-            d[i].verdict = -1;
-        }
-      else
-        d[i].verdict = decide (e, path, &d[i].lock);
-      if (d[i].verdict < 0)
-        undecided++;
-      if (d[i].verdict != 1)
-        continue;
-      mine[i] = true;
-      /* pam_bwsh's close names the lock on the session-ended event. */
-      if (!e->by_bwsh && bwsh_lock_note_write (NULL, e->id, &d[i].lock, &err) < 0)
-        {
-          _cleanup_free_ char *msg = bwsh_error_to_string (&err);
-          fprintf (stderr, "bwshctl: enforce: warning: %s\n", msg != NULL ? msg : "?");
-        }
-    }
+  undecided = decide_all (&l, o.policy, d, mine);
   ended = bwshctl_end_sessions (&l, mine);
   for (size_t i = 0; i < l.n; i++)
     {
       if (mine[i])
-        {
-          const BwshSessionEntry *e = &l.items[i];
-          _cleanup_free_ char *eu = bwsh_escape (e->user, strlen (e->user));
-          _cleanup_free_ char *et = bwsh_escape (d[i].lock.target, strlen (d[i].lock.target));
-          _cleanup_free_ char *eb = bwsh_escape (d[i].lock.by, strlen (d[i].lock.by));
-          bool policy = bwsh_lock_is_policy (&d[i].lock);
-          printf ("ended: %s's session (pid %d, %s): locked by %s (%s%s)\n", eu != NULL ? eu : "?", (int) e->pid,
-                  e->service, et != NULL ? et : "?", policy ? "" : "lock file, set by ",
-                  eb != NULL && eb[0] != '\0' ? eb : "-");
-        }
+        print_ended (&l.items[i], &d[i].lock);
       bwsh_lock_clear (&d[i].lock);
     }
   /* The timer runs this every 30 s: silent when there was nothing to do. */

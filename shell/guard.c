@@ -353,6 +353,110 @@ recorder_held (Launch *l, int status, bool said)
   l->rec_failed = true;
 }
 
+static int
+pipe_pair (int *ret_r, int *ret_w)
+{
+  int fds[2];
+
+  if (pipe2 (fds, O_CLOEXEC) < 0)
+    return -errno;
+  *ret_r = fds[0];
+  *ret_w = fds[1];
+  return 0;
+}
+
+/* tlog-rec (the child @pid) until it started bwrap, or failed to by
+ * @deadline; what it said meanwhile is passed on, not held against it.  A
+ * started recording is announced.  ATTEMPT_RAN when it started. */
+static Attempt
+recorder_start (Launch *l, pid_t pid, int status_r, int err_r, int64_t deadline)
+{
+  Attempt result = recorder_started (l, status_r, l->cmd.status_fd, pid, deadline);
+
+  /* What it said before it started bwrap (its notice, a warning), or why
+   * it did not. */
+  if (fcntl (err_r, F_SETFL, O_NONBLOCK) == 0)
+    while (pass_stderr (err_r) > 0)
+      ;
+  if (result == ATTEMPT_RAN)
+    {
+      /* tlog-rec is this child: the recording id is of its pid. */
+      announce (l, BWSH_RECORDING_ON);
+      typeahead_give (l, true);
+      bwsh_front_recording (pid, l->given, l->window_ms);
+    }
+  return result;
+}
+
+/* The attempt's child: bwrap's "started" pipe at BWSH_STARTED_FD, then
+ * the launch (as tlog-rec when recorded); it returns only when bwsh itself
+ * failed. */
+static _Noreturn void
+attempt_child (Launch *l, bool recorded, int started_w, int status_w, int err_w)
+{
+  BwshError err = { 0 };
+
+  /* The write end at the number the stub writes to, open across the
+   * exec of bwrap (dup2 clears FD_CLOEXEC). */
+  if (dup2 (started_w, BWSH_STARTED_FD) < 0)
+    _exit (127);
+#if BWSH_TEST_BUILD
+  /* tests/overlay: a setup failure that no check of bwsh's foresees;
+   * bwrap is handed a pipe for the user's first entry, which it
+   * cannot find as a source. */
+  if (getenv ("BWSH_TEST_BREAK_SETUP") != NULL)
+    for (size_t i = 0; i < l->plan->n_mounts; i++)
+      if (l->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
+          && l->plan->mounts[i].from.origin == BWSH_ORIGIN_USER && l->plan->mounts[i].fd >= 0)
+        {
+          int pp[2];
+          if (pipe (pp) < 0 || dup2 (pp[0], l->plan->mounts[i].fd) < 0)
+            _exit (127);
+          break;
+        }
+#endif
+  /* This child becomes tlog-rec, and bwrap tells on status_w (which
+   * the parent copies to the session's status file). */
+  if (recorded)
+    {
+      l->cmd.status_fd = status_w;
+      l->cmd.recorder_stderr_fd = err_w;
+    }
+  bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
+  /* bwsh's own failure (the network, the exec), not bwrap's setup:
+   * no second attempt would fare better.  Say so, then fail as bwsh
+   * fails, with its message and exit status. */
+  (void) !write (BWSH_STARTED_FD, "E", 1);
+  l->fail (&err);
+  _exit (127);
+}
+
+/* Until tlog-rec ends (it alone holds the stderr pipe @err_r): a word from
+ * it now is an error, and record = "required" ends the session at once.
+ * Its wait status. */
+static int
+wait_recorder (Launch *l, pid_t pid, int status_r, int err_r)
+{
+  bool said = false;
+  int status = 0;
+  ssize_t k;
+
+  if (fcntl (err_r, F_SETFL, 0) == 0)
+    while ((k = pass_stderr (err_r)) > 0)
+      if (!said && forwarded == 0)
+        {
+          said = true;
+          if (l->plan->record == BWSH_RECORD_REQUIRED)
+            (void) kill (pid, SIGKILL);
+        }
+  while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
+    ;
+  drain_status (l, status_r, l->cmd.status_fd);
+  if (forwarded == 0)
+    recorder_held (l, status, said);
+  return status;
+}
+
 /* One watched attempt: bwrap (under its recorder, if any) as bwsh's child.
  * Returns an Attempt with the child's wait status in *ret_status, or
  * -errno when bwsh could not run it at all. */
@@ -362,28 +466,16 @@ attempt (Launch *l, int *ret_status)
   _cleanup_close_ int started_r = -1, started_w = -1, status_r = -1, status_w = -1, err_r = -1, err_w = -1;
   bool guard = bwsh_plan_guards_setup (l->plan), recorded = l->cmd.recorder != NULL;
   Attempt result = ATTEMPT_RAN;
-  int fds[2], status = 0, r;
+  int status = 0, r;
   int64_t deadline = 0;
   ssize_t n = 0;
   char b = 0;
   pid_t pid, parent = getppid ();
 
   l->rec_failed = false;
-  if (pipe2 (fds, O_CLOEXEC) < 0)
-    return -errno;
-  started_r = fds[0];
-  started_w = fds[1];
-  if (recorded)
-    {
-      if (pipe2 (fds, O_CLOEXEC) < 0)
-        return -errno;
-      status_r = fds[0];
-      status_w = fds[1];
-      if (pipe2 (fds, O_CLOEXEC) < 0)
-        return -errno;
-      err_r = fds[0];
-      err_w = fds[1];
-    }
+  if ((r = pipe_pair (&started_r, &started_w)) < 0
+      || (recorded && ((r = pipe_pair (&status_r, &status_w)) < 0 || (r = pipe_pair (&err_r, &err_w)) < 0)))
+    return r;
   /* Unguarded, bwrap's parent is the service's process (sshd's session
    * process, su), and --die-with-parent ends the sandbox with it: an ssh
    * client that goes away takes its commands along.  Guarded, bwsh is in
@@ -402,43 +494,7 @@ attempt (Launch *l, int *ret_status)
   if (pid < 0)
     return -errno;
   if (pid == 0)
-    {
-      BwshError err = { 0 };
-
-      /* The write end at the number the stub writes to, open across the
-       * exec of bwrap (dup2 clears FD_CLOEXEC). */
-      if (dup2 (started_w, BWSH_STARTED_FD) < 0)
-        _exit (127);
-#if BWSH_TEST_BUILD
-      /* tests/overlay: a setup failure that no check of bwsh's foresees;
-       * bwrap is handed a pipe for the user's first entry, which it
-       * cannot find as a source. */
-      if (getenv ("BWSH_TEST_BREAK_SETUP") != NULL)
-        for (size_t i = 0; i < l->plan->n_mounts; i++)
-          if (l->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED
-              && l->plan->mounts[i].from.origin == BWSH_ORIGIN_USER && l->plan->mounts[i].fd >= 0)
-            {
-              int pp[2];
-              if (pipe (pp) < 0 || dup2 (pp[0], l->plan->mounts[i].fd) < 0)
-                _exit (127);
-              break;
-            }
-#endif
-      /* This child becomes tlog-rec, and bwrap tells on status_w (which
-       * the parent copies to the session's status file). */
-      if (recorded)
-        {
-          l->cmd.status_fd = status_w;
-          l->cmd.recorder_stderr_fd = err_w;
-        }
-      bwsh_exec_plan (l->plan, &l->cmd, bwsh_bwrap_path (), &err);
-      /* bwsh's own failure (the network, the exec), not bwrap's setup:
-       * no second attempt would fare better.  Say so, then fail as bwsh
-       * fails, with its message and exit status. */
-      (void) !write (BWSH_STARTED_FD, "E", 1);
-      l->fail (&err);
-      _exit (127);
-    }
+    attempt_child (l, recorded, started_w, status_w, err_w);
   close (steal_fd (&started_w));
   if (status_w >= 0)
     close (steal_fd (&status_w));
@@ -451,21 +507,7 @@ attempt (Launch *l, int *ret_status)
    * writes its exit code there too, and a closed pipe would kill it with
    * SIGPIPE instead. */
   if (recorded)
-    {
-      result = recorder_started (l, status_r, l->cmd.status_fd, pid, deadline);
-      /* What it said before it started bwrap (its notice, a warning), or
-       * why it did not: passed on, not held against it. */
-      if (fcntl (err_r, F_SETFL, O_NONBLOCK) == 0)
-        while (pass_stderr (err_r) > 0)
-          ;
-    }
-  if (recorded && result == ATTEMPT_RAN)
-    {
-      /* tlog-rec is this child: the recording id is of its pid. */
-      announce (l, BWSH_RECORDING_ON);
-      typeahead_give (l, true);
-      bwsh_front_recording (pid, l->given, l->window_ms);
-    }
+    result = recorder_start (l, pid, status_r, err_r, deadline);
   if (result == ATTEMPT_RAN && guard)
     {
       do
@@ -473,26 +515,7 @@ attempt (Launch *l, int *ret_status)
       while (n < 0 && errno == EINTR);
     }
   if (recorded && result == ATTEMPT_RAN)
-    {
-      bool said = false;
-      ssize_t k;
-
-      /* Until tlog-rec ends (it alone holds the pipe): a word from it now
-       * is an error, and record = "required" ends the session at once. */
-      if (fcntl (err_r, F_SETFL, 0) == 0)
-        while ((k = pass_stderr (err_r)) > 0)
-          if (!said && forwarded == 0)
-            {
-              said = true;
-              if (l->plan->record == BWSH_RECORD_REQUIRED)
-                (void) kill (pid, SIGKILL);
-            }
-      while (waitpid (pid, &status, 0) < 0 && errno == EINTR)
-        ;
-      drain_status (l, status_r, l->cmd.status_fd);
-      if (forwarded == 0)
-        recorder_held (l, status, said);
-    }
+    status = wait_recorder (l, pid, status_r, err_r);
   else
     {
       while (waitpid (pid, &status, 0) < 0 && errno == EINTR)

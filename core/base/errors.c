@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "grow.h"
 
 int
@@ -123,17 +124,16 @@ int
 bwsh_diag_add (BwshDiag *d, const char *fmt, ...)
 {
   va_list ap;
-  char *line = NULL, **lines;
-  int r;
+  char *line, **lines;
 
   lines = bwsh_grow (d->lines, &d->cap, d->n, sizeof (char *));
   if (lines == NULL)
     return -ENOMEM;
   d->lines = lines;
   va_start (ap, fmt);
-  r = vasprintf (&line, fmt, ap);
+  line = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (r < 0)
+  if (line == NULL)
     return -ENOMEM;
   d->lines[d->n++] = line;
   return 0;

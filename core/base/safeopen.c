@@ -261,12 +261,32 @@ bwsh_read_file_checked (const char *path, BwshOwnerRule rule, uid_t uid, size_t 
   return 0;
 }
 
+/* "/" (open as @dirfd) must be as trusted as a directory on the way to
+ * @resolved, unless it is the sandbox's own (bwsh_trust_unmapped_root()). */
+static int
+check_root (int dirfd, const char *resolved, const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err)
+{
+  struct stat rst;
+  bool sandbox_root;
+
+  if (fstat (dirfd, &rst) < 0)
+    return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat /: %s", strerror (errno));
+  sandbox_root = unmapped_root != (uid_t) -1 && rst.st_uid == geteuid ();
+  if (strcmp (resolved, "/") != 0 && !sandbox_root
+      && (!owner_ok (&rst, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid)
+          || ((rst.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(rst.st_uid == 0 && (rst.st_mode & S_ISVTX)))))
+    return bwsh_error_set (err, -EPERM, path, 0, 0, "directory / is not trusted (uid %u, mode %04o, refused)",
+                           (unsigned) rst.st_uid, (unsigned) (rst.st_mode & 07777));
+  return 0;
+}
+
 int
 bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err)
 {
   _cleanup_free_ char *resolved = NULL;
   _cleanup_close_ int dirfd = -1;
   char *p, *next;
+  int r;
 
   resolved = realpath (path, NULL);
   if (resolved == NULL)
@@ -280,17 +300,9 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
   if (dirfd < 0)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot open /: %s", strerror (errno));
 
-  {
-    struct stat rst;
-    if (fstat (dirfd, &rst) < 0)
-      return bwsh_error_set (err, -errno, path, 0, 0, "cannot stat /: %s", strerror (errno));
-    bool sandbox_root = unmapped_root != (uid_t) -1 && rst.st_uid == geteuid ();
-    if (strcmp (resolved, "/") != 0 && !sandbox_root
-        && (!owner_ok (&rst, rule == BWSH_OWNER_USER ? BWSH_OWNER_ROOT_OR_USER : rule, uid)
-            || ((rst.st_mode & (S_IWGRP | S_IWOTH)) != 0 && !(rst.st_uid == 0 && (rst.st_mode & S_ISVTX)))))
-      return bwsh_error_set (err, -EPERM, path, 0, 0, "directory / is not trusted (uid %u, mode %04o, refused)",
-                             (unsigned) rst.st_uid, (unsigned) (rst.st_mode & 07777));
-  }
+  r = check_root (dirfd, resolved, path, rule, uid, err);
+  if (r < 0)
+    return r;
   /* Walk down from "/" so that every element is checked as the object we
    * hold, and none of them can be a symlink placed there after realpath(). */
   p = resolved;

@@ -16,6 +16,7 @@
 #include "digest.h"
 #include "errors.h"
 #include "explain.h"
+#include "format.h"
 #include "landlock.h"
 #include "plan.h"
 #include "policy.h"
@@ -265,6 +266,68 @@ json_landlock (JsonOut *j, const BwshPlan *p, json_t *root, BwshError *err)
   return 0;
 }
 
+/* The plan's lists: its mounts, environment and warnings. */
+static int
+json_lists (JsonOut *j, const BwshPlan *p, json_t *mounts, json_t *env, json_t *warn, BwshError *err)
+{
+  int r;
+
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      json_t *o = NULL;
+      if ((r = json_mount (j, &p->mounts[i], i, &o, err)) < 0)
+        return r;
+      if (json_array_append_new (mounts, o) < 0)
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+    }
+  for (size_t i = 0; i < p->n_env; i++)
+    {
+      const char *eq = strchr (p->env[i], '=');
+      _cleanup_free_ char *name = strndup (p->env[i], (size_t) (eq - p->env[i]));
+      if (name == NULL)
+        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+      if (!utf8_ok (name))
+        return bwsh_error_set (err, -EILSEQ, NULL, 0, 0, "an environment variable name is not UTF-8");
+      if ((r = jset_string (j, env, "/environment", name, eq + 1, err)) < 0)
+        return r;
+    }
+  for (size_t i = 0; i < p->diag.n; i++)
+    if ((r = jappend_string (j, warn, "/warnings", p->diag.lines[i], err)) < 0)
+      return r;
+  return 0;
+}
+
+/* What confines the session: namespaces, network, recording, limits,
+ * tmpfs. */
+static int
+json_sandbox (JsonOut *j, const BwshPlan *p, json_t *root, json_t *ns, json_t *limits, BwshError *err)
+{
+  char b1[32], b2[32], b3[32];
+  size_t unsized;
+  uint64_t total;
+  int r;
+
+  for (BwshNamespace n = 0; n < _BWSH_NS_MAX; n++)
+    {
+      const BwshNamespaceInfo *info = bwsh_namespace_info (n);
+      json_t *v = !p->unshare[n] ? json_false () : info->if_supported ? json_string ("if-supported") : json_true ();
+      if ((r = jset (ns, info->name, v, err)) < 0)
+        return r;
+    }
+  if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
+      || (r = jset_string (j, root, "", "network", bwsh_net_mode_to_string (p->network), err)) < 0
+      || (p->network == BWSH_NET_PRIVATE
+          && (r = jset_string (j, root, "", "network_engine", bwsh_net_engine_to_string (p->net_engine), err)) < 0)
+      || (r = jset_string (j, root, "", "record", bwsh_record_mode_to_string (p->record), err)) < 0
+      || (r = jset_string (j, limits, "/limits", "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
+      || (r = jset_string (j, limits, "/limits", "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
+      || (r = jset_string (j, limits, "/limits", "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
+    return r;
+  total = tmpfs_total (p, &unsized);
+  return jset (root, "tmpfs_total",
+               json_pack ("{s:I, s:I}", "bytes", (json_int_t) total, "unsized", (json_int_t) unsized), err);
+}
+
 int
 bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
 {
@@ -274,7 +337,7 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   JsonOut j = { .escaped = escaped };
   BwshArgv all = { 0 };
   _cleanup_free_ char *line = NULL;
-  char digest[65], b1[32], b2[32], b3[32];
+  char digest[65];
   char *out;
   int r;
 
@@ -292,53 +355,9 @@ bwsh_explain_json (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       || (r = jset (root, "namespaces", ns, err)) < 0 || (r = jset (root, "escaped", escaped, err)) < 0)
     return r;
 
-  for (size_t i = 0; i < p->n_mounts; i++)
-    {
-      json_t *o = NULL;
-      if ((r = json_mount (&j, &p->mounts[i], i, &o, err)) < 0)
-        return r;
-      if (json_array_append_new (mounts, o) < 0)
-        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-    }
-  for (size_t i = 0; i < p->n_env; i++)
-    {
-      const char *eq = strchr (p->env[i], '=');
-      _cleanup_free_ char *name = strndup (p->env[i], (size_t) (eq - p->env[i]));
-      if (name == NULL)
-        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-      if (!utf8_ok (name))
-        return bwsh_error_set (err, -EILSEQ, NULL, 0, 0, "an environment variable name is not UTF-8");
-      if ((r = jset_string (&j, env, "/environment", name, eq + 1, err)) < 0)
-        return r;
-    }
-  for (size_t i = 0; i < p->diag.n; i++)
-    if ((r = jappend_string (&j, warn, "/warnings", p->diag.lines[i], err)) < 0)
-      return r;
-
-  for (BwshNamespace n = 0; n < _BWSH_NS_MAX; n++)
-    {
-      const BwshNamespaceInfo *info = bwsh_namespace_info (n);
-      json_t *v = !p->unshare[n] ? json_false () : info->if_supported ? json_string ("if-supported") : json_true ();
-      if ((r = jset (ns, info->name, v, err)) < 0)
-        return r;
-    }
-  if ((r = jset (ns, "nested_userns", json_boolean (!p->disable_userns), err)) < 0
-      || (r = jset_string (&j, root, "", "network", bwsh_net_mode_to_string (p->network), err)) < 0
-      || (p->network == BWSH_NET_PRIVATE
-          && (r = jset_string (&j, root, "", "network_engine", bwsh_net_engine_to_string (p->net_engine), err)) < 0)
-      || (r = jset_string (&j, root, "", "record", bwsh_record_mode_to_string (p->record), err)) < 0
-      || (r = jset_string (&j, limits, "/limits", "core", limit_string (p->rlimit_core, b1, sizeof b1), err)) < 0
-      || (r = jset_string (&j, limits, "/limits", "nproc", limit_string (p->rlimit_nproc, b2, sizeof b2), err)) < 0
-      || (r = jset_string (&j, limits, "/limits", "nofile", limit_string (p->rlimit_nofile, b3, sizeof b3), err)) < 0)
+  if ((r = json_lists (&j, p, mounts, env, warn, err)) < 0
+      || (r = json_sandbox (&j, p, root, ns, limits, err)) < 0)
     return r;
-  {
-    size_t unsized;
-    uint64_t total = tmpfs_total (p, &unsized);
-    if ((r = jset (root, "tmpfs_total",
-                   json_pack ("{s:I, s:I}", "bytes", (json_int_t) total, "unsized", (json_int_t) unsized), err))
-        < 0)
-      return r;
-  }
 
   bwsh_plan_digest (p, digest);
   if ((r = jset_string (&j, root, "", "shell", p->shell, err)) < 0 || (r = jset_string (&j, root, "", "home", p->home, err)) < 0
@@ -380,25 +399,23 @@ append (char **buf, size_t *len, const char *fmt, ...) __attribute__ ((format (p
 static int
 append (char **buf, size_t *len, const char *fmt, ...)
 {
+  _cleanup_free_ char *s = NULL;
   va_list ap;
-  char *s = NULL, *n;
-  int k;
+  char *n;
+  size_t k;
 
   va_start (ap, fmt);
-  k = vasprintf (&s, fmt, ap);
+  s = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (k < 0)
+  if (s == NULL)
     return -ENOMEM;
-  n = realloc (*buf, *len + (size_t) k + 1);
+  k = strlen (s);
+  n = realloc (*buf, *len + k + 1);
   if (n == NULL)
-    {
-      free (s);
-      return -ENOMEM;
-    }
-  memcpy (n + *len, s, (size_t) k + 1);
-  *len += (size_t) k;
+    return -ENOMEM;
+  memcpy (n + *len, s, k + 1);
+  *len += k;
   *buf = n;
-  free (s);
   return 0;
 }
 
@@ -428,17 +445,13 @@ network_text (BwshNetMode m, BwshNetEngine e)
   return "?";
 }
 
-int
-bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
+/* explain's mount table, one line a mount. */
+static int
+text_mounts (const BwshPlan *p, char **buf, size_t *len)
 {
-  _cleanup_free_ char *buf = NULL, *line = NULL;
-  BwshArgv all = { 0 };
-  BwshLandlockReport ll = { 0 };
-  size_t len = 0;
-  char digest[65], b1[32], b2[32], b3[32];
-  int r = 0;
+  int r;
 
-  r = append (&buf, &len, "mounts (in the order bwrap applies them):\n");
+  r = append (buf, len, "mounts (in the order bwrap applies them):\n");
   for (size_t i = 0; r >= 0 && i < p->n_mounts; i++)
     {
       const BwshMount *m = &p->mounts[i];
@@ -451,13 +464,74 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
       _cleanup_free_ char *why = bwsh_escape_message (m->reason != NULL ? m->reason : "");
       char size[48] = "";
       if (origin == NULL || src == NULL || dest == NULL || why == NULL)
-        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
+        return -ENOMEM;
       if (m->kind == BWSH_MOUNT_TMPFS && m->size > 0)
         snprintf (size, sizeof size, " (size %" PRIu64 " MiB)", m->size / (1024 * 1024));
-      r = append (&buf, &len, "  %-10s %-9s %s%s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
+      r = append (buf, len, "  %-10s %-9s %s%s%s%s  [%s]%s%s\n", bwsh_verdict_to_string (m->verdict),
                   bwsh_mount_kind_to_string (m->kind), src, m->src ? " -> " : "", dest, size, origin,
                   m->reason ? "  " : "", why);
     }
+  return r;
+}
+
+/* What the session gets: its environment, working directory, state,
+ * project directory, and the plan's warnings. */
+static int
+text_session (const BwshPlan *p, char **buf, size_t *len)
+{
+  int r;
+
+  r = append (buf, len, "environment:\n");
+  for (size_t i = 0; r >= 0 && i < p->n_env; i++)
+    {
+      _cleanup_free_ char *esc = bwsh_escape (p->env[i], strlen (p->env[i]));
+      if (esc == NULL)
+        return -ENOMEM;
+      r = append (buf, len, "  %s\n", esc);
+    }
+  if (r >= 0)
+    {
+      _cleanup_free_ char *dir = bwsh_escape_data (p->chdir != NULL ? p->chdir : "?");
+      r = dir == NULL ? -ENOMEM
+                      : append (buf, len, "working directory: %s (start_dir = \"%s\")\n", dir,
+                                p->start_dir ? p->start_dir : "?");
+    }
+  if (r >= 0)
+    r = append (buf, len, "state: %s\n",
+                p->state == NULL                          ? "?"
+                : strcmp (p->state, "none") == 0          ? "none (the home is read-only; only the project is writable)"
+                : strcmp (p->state, "persistent") == 0    ? "persistent (in state_dir, the home's entries read-only over it)"
+                                                          : "tmpfs (writable, gone at logout; the home's entries read-only over it)");
+  if (r >= 0 && p->project_dir_missing)
+    {
+      _cleanup_free_ char *dir = bwsh_escape_data (p->project_dir);
+      r = dir == NULL ? -ENOMEM
+                      : append (buf, len, "project directory: %s does not exist yet; the first login creates it\n",
+                                dir);
+    }
+  if (r >= 0 && p->diag.n > 0)
+    {
+      r = append (buf, len, "warnings:\n");
+      for (size_t i = 0; r >= 0 && i < p->diag.n; i++)
+        {
+          _cleanup_free_ char *w = bwsh_escape_message (p->diag.lines[i]);
+          r = w == NULL ? -ENOMEM : append (buf, len, "  %s\n", w);
+        }
+    }
+  return r;
+}
+
+int
+bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusal, char **ret, BwshError *err)
+{
+  _cleanup_free_ char *buf = NULL, *line = NULL;
+  BwshArgv all = { 0 };
+  BwshLandlockReport ll = { 0 };
+  size_t len = 0;
+  char digest[65], b1[32], b2[32], b3[32];
+  int r = 0;
+
+  r = text_mounts (p, &buf, &len);
   if (r >= 0)
     r = append (&buf, &len, "namespaces:");
   for (BwshNamespace n = 0; r >= 0 && n < _BWSH_NS_MAX; n++)
@@ -493,43 +567,7 @@ bwsh_explain_text (const BwshPlan *p, const BwshCommand *cmd, const char *refusa
   if (r >= 0)
     r = append (&buf, &len, "seccomp: session filter (TIOCSTI, TIOCLINUX, new mount API, clone3, ...)\n");
   if (r >= 0)
-    r = append (&buf, &len, "environment:\n");
-  for (size_t i = 0; r >= 0 && i < p->n_env; i++)
-    {
-      _cleanup_free_ char *esc = bwsh_escape (p->env[i], strlen (p->env[i]));
-      if (esc == NULL)
-        return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-      r = append (&buf, &len, "  %s\n", esc);
-    }
-  if (r >= 0)
-    {
-      _cleanup_free_ char *dir = bwsh_escape_data (p->chdir != NULL ? p->chdir : "?");
-      r = dir == NULL ? -ENOMEM
-                      : append (&buf, &len, "working directory: %s (start_dir = \"%s\")\n", dir,
-                                p->start_dir ? p->start_dir : "?");
-    }
-  if (r >= 0)
-    r = append (&buf, &len, "state: %s\n",
-                p->state == NULL                          ? "?"
-                : strcmp (p->state, "none") == 0          ? "none (the home is read-only; only the project is writable)"
-                : strcmp (p->state, "persistent") == 0    ? "persistent (in state_dir, the home's entries read-only over it)"
-                                                          : "tmpfs (writable, gone at logout; the home's entries read-only over it)");
-  if (r >= 0 && p->project_dir_missing)
-    {
-      _cleanup_free_ char *dir = bwsh_escape_data (p->project_dir);
-      r = dir == NULL ? -ENOMEM
-                      : append (&buf, &len, "project directory: %s does not exist yet; the first login creates it\n",
-                                dir);
-    }
-  if (r >= 0 && p->diag.n > 0)
-    {
-      r = append (&buf, &len, "warnings:\n");
-      for (size_t i = 0; r >= 0 && i < p->diag.n; i++)
-        {
-          _cleanup_free_ char *w = bwsh_escape_message (p->diag.lines[i]);
-          r = w == NULL ? -ENOMEM : append (&buf, &len, "  %s\n", w);
-        }
-    }
+    r = text_session (p, &buf, &len);
   if (r >= 0)
     {
       _cleanup_free_ char *why = bwsh_escape_message (refusal != NULL ? refusal : "");

@@ -33,3 +33,20 @@ int bwsh_landlock_ruleset (const BwshLandlockRequest *req, int *ret_fd, BwshLand
                            BwshError *err);
 int bwsh_landlock_restrict (int ruleset_fd, BwshError *err);
 int bwsh_landlock_probe (const BwshLandlockRequest *req, BwshLandlockReport *ret_report);
+
+/* A path a filesystem ruleset allows, and what beneath it
+ * (LANDLOCK_ACCESS_FS_* rights). */
+typedef struct BwshLandlockPath
+{
+  const char *path;
+  uint64_t access;
+} BwshLandlockPath;
+
+/* A ruleset (*ret_fd, O_CLOEXEC) that handles every filesystem right this
+ * kernel knows and allows only @paths: a right the kernel does not handle
+ * is left out of a path's (IOCTL_DEV before ABI 5), a path that does not
+ * exist is skipped.  -errno when Landlock is unavailable.  Enforce it with
+ * bwsh_landlock_restrict().  For a program that runs outside the sandbox
+ * (the network engine); the session's own ruleset handles no filesystem
+ * rights (above). */
+int bwsh_landlock_fs_ruleset (const BwshLandlockPath *paths, size_t n_paths, int *ret_fd, BwshError *err);

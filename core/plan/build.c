@@ -65,24 +65,18 @@ plan_freep (BwshPlan **p)
   bwsh_plan_free (*p);
 }
 
-/* ------------------------------------------------------------------ build */
-
-int
-bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc, char *const *envp,
-                 BwshPlan **ret, BwshError *err)
+/* A new plan with what it takes from the policy and the identity as they
+ * are: namespaces, network, recording, seccomp, sizes, Landlock, limits,
+ * the shell, the home, the hostname. */
+static int
+plan_from_policy (const BwshIdentity *id, const BwshPolicy *pol, BwshPlan **ret, BwshError *err)
 {
   _cleanup_ (plan_freep) BwshPlan *p = NULL;
-  _cleanup_free_ char *project = NULL, *state_dir = NULL;
-  Ctx c = { .id = id, .pol = pol };
   int r;
-
-  if (pol->shell == NULL || pol->shell[0] != '/')
-    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "the inner shell must be an absolute path");
 
   p = calloc (1, sizeof *p);
   if (p == NULL)
     return -ENOMEM;
-  c.p = p;
   p->uid = id->uid;
   p->strict = pol->strict;
   /* A fresh user namespace that cannot make another one (nested user
@@ -108,6 +102,28 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
   if ((p->shell = strdup (pol->shell)) == NULL || (p->home = strdup (id->home)) == NULL
       || (pol->hostname != NULL && (p->hostname = strdup (pol->hostname)) == NULL))
     return -ENOMEM;
+  *ret = steal_pointer (&p);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ build */
+
+int
+bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserConfig *uc, char *const *envp,
+                 BwshPlan **ret, BwshError *err)
+{
+  _cleanup_ (plan_freep) BwshPlan *p = NULL;
+  _cleanup_free_ char *project = NULL, *state_dir = NULL;
+  Ctx c = { .id = id, .pol = pol };
+  int r;
+
+  if (pol->shell == NULL || pol->shell[0] != '/')
+    return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "the inner shell must be an absolute path");
+
+  r = plan_from_policy (id, pol, &p, err);
+  if (r < 0)
+    return r;
+  c.p = p;
 
   if ((r = plan_ctx_rules (&c, id->home, err)) < 0
       || (r = plan_expand_list (&pol->locked, id->home, &c.locked, &c.n_locked, err)) < 0)

@@ -320,60 +320,19 @@ overlay_dir_refusal (const Ctx *c, const char *dir)
   return NULL;
 }
 
-/* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
- * with every entry of the real home bound read-only over it, except the
- * names that hold a program's own state; then the project directory
- * read-write.  Programs write history, caches and dotfiles where they
- * always do, and none of it reaches the real home.  A kernel with
- * overlayfs in user namespaces and bwrap >= 0.9 could do this with
- * --overlay, but Debian 12's bwrap 0.8 cannot. */
-int
-plan_add_home (Ctx *c, const char *project, const char *state_dir)
+/* The session's state over the home: the kept directory, or a tmpfs. */
+static int
+add_state (Ctx *c, const char *state_dir)
 {
-  const BwshPolicy *pol = c->pol;
   const char *home = c->id->home;
-  _cleanup_free_ char *overlay_dir = NULL;
-  char **names = NULL;
-  size_t n_names = 0;
-  _cleanup_close_ int home_fd = -1;
   ssize_t idx;
-  int r = 0;
-
-  c->p->state = pol->state_mode == BWSH_STATE_NONE ? "none" : state_dir != NULL ? "persistent" : "tmpfs";
-  if (pol->state_mode != BWSH_STATE_NONE)
-    {
-      r = list_home (home, pol->max_mounts, &names, &n_names);
-      if (r < 0)
-        return r;
-      c->home_listed = r > 0;
-      r = 0;
-      /* Every entry is a bind, and bwrap's cost grows with each one. */
-      if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
-        {
-          r = bwsh_diag_add (&c->p->diag,
-                             "%s: more entries than max_mounts lets bwsh bind one by one; "
-                             "the home is read-only and the shell's state is not writable this session",
-                             home);
-          if (r < 0)
-            goto out;
-          c->p->state = "none";
-        }
-    }
-  if (strcmp (c->p->state, "none") == 0)
-    {
-      if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, home, home, &plan_default_source)) < 0)
-        r = (int) idx;
-      goto project;
-    }
+  int r;
 
   if (state_dir != NULL)
     {
       idx = plan_add_mount (c, BWSH_MOUNT_BIND, state_dir, home, &plan_default_source);
       if (idx < 0)
-        {
-          r = (int) idx;
-          goto out;
-        }
+        return (int) idx;
       c->p->mounts[idx].create_dir = bwsh_path_has_prefix (state_dir, home);
       r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "state = \"persistent\": the session's own state");
     }
@@ -381,30 +340,27 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
     {
       idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, home, &plan_default_source);
       if (idx < 0)
-        {
-          r = (int) idx;
-          goto out;
-        }
-      c->p->mounts[idx].size = pol->tmp_tmpfs_size;
+        return (int) idx;
+      c->p->mounts[idx].size = c->pol->tmp_tmpfs_size;
       r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED,
                            "state = \"tmpfs\": the session's own state, gone at logout (read-only for a file transfer)");
       c->p->home_read_only = true;
     }
   if (r < 0)
-    goto out;
+    return r;
   c->p->mounts[idx].state = true;
+  return 0;
+}
 
-  home_fd = open (home, O_PATH | O_DIRECTORY | O_CLOEXEC);
-  for (size_t i = 0; home_fd >= 0 && i < n_names && r >= 0; i++)
-    {
-      _cleanup_free_ char *path = NULL;
-      if (asprintf (&path, "%s/%s", home, names[i]) < 0)
-        r = -ENOMEM;
-      else if (strcmp (path, project) != 0 && !is_state_name (c, path))
-        r = add_home_entry (c, home_fd, names[i]);
-    }
-  if (r < 0)
-    goto out;
+/* Protected paths below a name the state provides, still the real ones. */
+static int
+add_protected_under_state (Ctx *c, const char *project)
+{
+  const BwshPolicy *pol = c->pol;
+  const char *home = c->id->home;
+  _cleanup_free_ char *overlay_dir = NULL;
+  ssize_t idx;
+  int r;
 
   /* A protected path below a name the state provides is still the real
    * one, read-only, when it exists.  The overlay's directory only in
@@ -452,6 +408,71 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
           r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path, from the real home");
         }
     }
+  return r;
+}
+
+/* $HOME inside: the session's state (a tmpfs, or the policy's state_dir)
+ * with every entry of the real home bound read-only over it, except the
+ * names that hold a program's own state; then the project directory
+ * read-write.  Programs write history, caches and dotfiles where they
+ * always do, and none of it reaches the real home.  A kernel with
+ * overlayfs in user namespaces and bwrap >= 0.9 could do this with
+ * --overlay, but Debian 12's bwrap 0.8 cannot. */
+int
+plan_add_home (Ctx *c, const char *project, const char *state_dir)
+{
+  const BwshPolicy *pol = c->pol;
+  const char *home = c->id->home;
+  char **names = NULL;
+  size_t n_names = 0;
+  _cleanup_close_ int home_fd = -1;
+  ssize_t idx;
+  int r = 0;
+
+  c->p->state = pol->state_mode == BWSH_STATE_NONE ? "none" : state_dir != NULL ? "persistent" : "tmpfs";
+  if (pol->state_mode != BWSH_STATE_NONE)
+    {
+      r = list_home (home, pol->max_mounts, &names, &n_names);
+      if (r < 0)
+        return r;
+      c->home_listed = r > 0;
+      r = 0;
+      /* Every entry is a bind, and bwrap's cost grows with each one. */
+      if (c->p->n_mounts + n_names + 2 > pol->max_mounts)
+        {
+          r = bwsh_diag_add (&c->p->diag,
+                             "%s: more entries than max_mounts lets bwsh bind one by one; "
+                             "the home is read-only and the shell's state is not writable this session",
+                             home);
+          if (r < 0)
+            goto out;
+          c->p->state = "none";
+        }
+    }
+  if (strcmp (c->p->state, "none") == 0)
+    {
+      if ((idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, home, home, &plan_default_source)) < 0)
+        r = (int) idx;
+      goto project;
+    }
+
+  r = add_state (c, state_dir);
+  if (r < 0)
+    goto out;
+
+  home_fd = open (home, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  for (size_t i = 0; home_fd >= 0 && i < n_names && r >= 0; i++)
+    {
+      _cleanup_free_ char *path = NULL;
+      if (asprintf (&path, "%s/%s", home, names[i]) < 0)
+        r = -ENOMEM;
+      else if (strcmp (path, project) != 0 && !is_state_name (c, path))
+        r = add_home_entry (c, home_fd, names[i]);
+    }
+  if (r < 0)
+    goto out;
+
+  r = add_protected_under_state (c, project);
   if (r < 0)
     goto out;
 

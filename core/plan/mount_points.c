@@ -389,6 +389,73 @@ is_entry (const BwshMount *m)
          || (m->from.origin == BWSH_ORIGIN_POLICY && m->from.file != NULL && !m->guard);
 }
 
+/* The last element of a symlink's destination @path, in the layer @q
+ * (@rel below it): bwrap makes the link itself; only the same one may be
+ * there.  NULL, or why not (in @buf or static). */
+static const char *
+symlink_dest (const BwshMount *m, const BwshMount *q, const char *rel, const char *path, char *buf, size_t bufsz)
+{
+  /* bwrap makes the link itself; only the same one may be there. */
+  char target[PATH_MAX];
+  struct stat st;
+  ssize_t n;
+
+  if (fstatat (q->fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
+    return q->kind == BWSH_MOUNT_RO_BIND || !makeable_layer (q) ? "symlink cannot be made here (skipped)"
+                                                                  : NULL;
+  n = readlinkat (q->fd, rel, target, sizeof target - 1);
+  if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
+    return NULL;
+  snprintf (buf, bufsz, "destination %s already exists (skipped)", path);
+  return buf;
+}
+
+/* @path, an element of @m's destination, is missing (@e) in the layer @q:
+ * made when bwrap would otherwise leave it behind on the host, never in a
+ * read-only layer.  NULL, or why not (in @buf). */
+static const char *
+missing_dest (const BwshMount *m, const BwshMount *q, BwshResolveMode mode, const char *path, int e, char *buf,
+              size_t bufsz)
+{
+  int r;
+
+  if (e != ENOENT)
+    {
+      snprintf (buf, bufsz, "destination %s: %s (skipped)", path, strerror (e));
+      return buf;
+    }
+  /* A dry run's project or state that a session creates (with
+   * every missing directory on its way, before this walk): there. */
+  if (mode == BWSH_RESOLVE_DRY_RUN && m->fd < 0 && makeable_layer (m))
+    return NULL;
+  if (q->kind == BWSH_MOUNT_RO_BIND)
+    {
+      snprintf (buf, bufsz, "destination cannot be made: %s is read-only inside the sandbox (skipped)",
+                q->dest);
+      return buf;
+    }
+  /* A protected path's placeholder is made under any read-write
+   * bind: only one the administrator allowed (rw_ceilings, a policy
+   * bind) can hold it, and an empty name there is the price of
+   * that choice (bwsh.conf(5)). */
+  if (!makeable_layer (q) && !m->guard)
+    {
+      snprintf (buf, bufsz, "destination does not exist, and bwrap would leave %s behind on the host "
+                "in %s (skipped)", path, q->src);
+      return buf;
+    }
+  if (mode == BWSH_RESOLVE_DRY_RUN)
+    return NULL;
+  /* Everything below is missing too, in this same layer. */
+  r = make_below (q->fd, m->dest + strlen (q->dest) + 1, mounts_dir (m));
+  if (r < 0)
+    {
+      snprintf (buf, bufsz, "destination cannot be made in %s: %s (skipped)", q->dest, strerror (-r));
+      return buf;
+    }
+  return NULL;
+}
+
 /* Walk @m's destination through the mounts before it, that is through the
  * new root as bwrap will have built it when it comes to @m, element by
  * element and following no symlink, the way bwrap would resolve it.  bwrap
@@ -450,61 +517,9 @@ walk_destination (BwshPlan *p, const DestTable *all, size_t i, BwshResolveMode m
         }
       rel = path + strlen (q->dest) + 1;
       if (last && m->kind == BWSH_MOUNT_SYMLINK)
-        {
-          /* bwrap makes the link itself; only the same one may be there. */
-          char target[PATH_MAX];
-          ssize_t n;
-
-          if (fstatat (q->fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT)
-            return q->kind == BWSH_MOUNT_RO_BIND || !makeable_layer (q) ? "symlink cannot be made here (skipped)"
-                                                                          : NULL;
-          n = readlinkat (q->fd, rel, target, sizeof target - 1);
-          if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
-            return NULL;
-          snprintf (buf, bufsz, "destination %s already exists (skipped)", path);
-          return buf;
-        }
+        return symlink_dest (m, q, rel, path, buf, bufsz);
       if (fstatat (q->fd, rel, &st, AT_SYMLINK_NOFOLLOW) < 0)
-        {
-          int e = errno;
-          int r;
-
-          if (e != ENOENT)
-            {
-              snprintf (buf, bufsz, "destination %s: %s (skipped)", path, strerror (e));
-              return buf;
-            }
-          /* A dry run's project or state that a session creates (with
-           * every missing directory on its way, before this walk): there. */
-          if (mode == BWSH_RESOLVE_DRY_RUN && m->fd < 0 && makeable_layer (m))
-            return NULL;
-          if (q->kind == BWSH_MOUNT_RO_BIND)
-            {
-              snprintf (buf, bufsz, "destination cannot be made: %s is read-only inside the sandbox (skipped)",
-                        q->dest);
-              return buf;
-            }
-          /* A protected path's placeholder is made under any read-write
-           * bind: only one the administrator allowed (rw_ceilings, a policy
-           * bind) can hold it, and an empty name there is the price of
-           * that choice (bwsh.conf(5)). */
-          if (!makeable_layer (q) && !m->guard)
-            {
-              snprintf (buf, bufsz, "destination does not exist, and bwrap would leave %s behind on the host "
-                        "in %s (skipped)", path, q->src);
-              return buf;
-            }
-          if (mode == BWSH_RESOLVE_DRY_RUN)
-            return NULL;
-          /* Everything below is missing too, in this same layer. */
-          r = make_below (q->fd, dest + strlen (q->dest) + 1, mounts_dir (m));
-          if (r < 0)
-            {
-              snprintf (buf, bufsz, "destination cannot be made in %s: %s (skipped)", q->dest, strerror (-r));
-              return buf;
-            }
-          return NULL;
-        }
+        return missing_dest (m, q, mode, path, errno, buf, bufsz);
       if (S_ISLNK (st.st_mode))
         {
           snprintf (buf, bufsz, "destination runs through the symlink %s, which bwrap would follow (skipped)", path);

@@ -15,6 +15,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "ops.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -44,13 +45,12 @@ int
 plan_set_reason (BwshMount *m, BwshVerdict v, const char *fmt, ...)
 {
   va_list ap;
-  char *s = NULL;
-  int r;
+  char *s;
 
   va_start (ap, fmt);
-  r = vasprintf (&s, fmt, ap);
+  s = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (r < 0)
+  if (s == NULL)
     return -ENOMEM;
   free (m->reason);
   m->reason = s;
@@ -74,9 +74,9 @@ plan_refuse (BwshPlan *p, BwshMount *m, BwshVerdict v, const char *what, const c
   int r;
 
   va_start (ap, fmt);
-  r = vasprintf (&reason, fmt, ap);
+  reason = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (r < 0)
+  if (reason == NULL)
     return -ENOMEM;
   where = plan_format_from (&m->from);
   esc = bwsh_escape (what, strlen (what));

@@ -88,6 +88,64 @@ symlink_below (const char *base, const char *rest)
   return false;
 }
 
+/* The deepest accepted read-write mount above @q among the first @n: the
+ * one to pin from.  Not the state: what is written there reaches no
+ * program outside, and its paths are not the real home's.  -1: none. */
+static ssize_t
+deepest_rw_mount (const BwshPlan *p, size_t n, const char *q)
+{
+  const char *rw_dest = NULL;
+  ssize_t rw_idx = -1;
+
+  for (size_t j = 0; j < n; j++)
+    {
+      const BwshMount *m = &p->mounts[j];
+      if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND && !m->state
+          && bwsh_path_has_prefix (q, m->dest) && (rw_dest == NULL || strlen (m->dest) > strlen (rw_dest)))
+        {
+          rw_dest = m->dest;
+          rw_idx = (ssize_t) j;
+        }
+    }
+  return rw_idx;
+}
+
+/* The protected path @q bound again read-only, or, missing, an empty
+ * read-only placeholder (@is_dir: a directory) in its place. */
+static int
+add_guard (Ctx *c, const char *q, bool is_dir)
+{
+  BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
+  ssize_t idx;
+  int r;
+
+  if (access (q, F_OK) == 0)
+    idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
+  else if (!is_dir)
+    {
+      /* A missing file (~/.forward, ~/.bashrc): an empty read-only
+       * one in its place, so it cannot be created inside. */
+      idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/dev/null", q, &from);
+      if (idx >= 0)
+        c->p->mounts[idx].file_placeholder = true;
+    }
+  else
+    {
+      /* Missing: an empty read-only tmpfs keeps anyone from
+       * creating it inside. */
+      idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, q, &from);
+      if (idx >= 0)
+        idx = plan_add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
+    }
+  if (idx < 0)
+    return (int) idx;
+  c->p->mounts[idx].guard = true;
+  if (c->p->mounts[idx].kind == BWSH_MOUNT_REMOUNT_RO)
+    c->p->mounts[idx - 1].guard = true;
+  r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
+  return r < 0 ? r : 0;
+}
+
 /* A protected path below a read-write mount is bound again read-only, at
  * its own path and at the path it resolves to, so neither name leads to a
  * writable copy of the sandbox's own rules. */
@@ -115,26 +173,13 @@ plan_add_protected (Ctx *c)
         {
           const char *q = cands[k];
           const char *rw_dest = NULL;
-          BwshSource from = { .origin = BWSH_ORIGIN_POLICY };
-          ssize_t idx, rw_idx = -1;
+          ssize_t rw_idx;
           int r;
 
           if (q == NULL || (k == 1 && strcmp (q, path) == 0))
             continue;
-          /* The deepest read-write mount above it is the one to pin from. */
-          for (size_t j = 0; j < n; j++)
-            {
-              const BwshMount *m = &c->p->mounts[j];
-              /* Not the state: what is written there reaches no program
-               * outside, and its paths are not the real home's. */
-              if (m->verdict == BWSH_VERDICT_ACCEPTED && m->kind == BWSH_MOUNT_BIND && !m->state
-                  && bwsh_path_has_prefix (q, m->dest)
-                  && (rw_dest == NULL || strlen (m->dest) > strlen (rw_dest)))
-                {
-                  rw_dest = c->p->mounts[j].dest;
-                  rw_idx = (ssize_t) j;
-                }
-            }
+          rw_idx = deepest_rw_mount (c->p, n, q);
+          rw_dest = rw_idx >= 0 ? c->p->mounts[rw_idx].dest : NULL;
           if (rw_dest == NULL)
             continue;
           /* A symlink on the way to it, below the read-write mount, is one
@@ -159,30 +204,7 @@ plan_add_protected (Ctx *c)
               if (r < 0)
                 return r;
             }
-          if (access (q, F_OK) == 0)
-            idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, q, q, &from);
-          else if (!c->protected_is_dir[i])
-            {
-              /* A missing file (~/.forward, ~/.bashrc): an empty read-only
-               * one in its place, so it cannot be created inside. */
-              idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, "/dev/null", q, &from);
-              if (idx >= 0)
-                c->p->mounts[idx].file_placeholder = true;
-            }
-          else
-            {
-              /* Missing: an empty read-only tmpfs keeps anyone from
-               * creating it inside. */
-              idx = plan_add_mount (c, BWSH_MOUNT_TMPFS, NULL, q, &from);
-              if (idx >= 0)
-                idx = plan_add_mount (c, BWSH_MOUNT_REMOUNT_RO, NULL, q, &from);
-            }
-          if (idx < 0)
-            return (int) idx;
-          c->p->mounts[idx].guard = true;
-          if (c->p->mounts[idx].kind == BWSH_MOUNT_REMOUNT_RO)
-            c->p->mounts[idx - 1].guard = true;
-          r = plan_set_reason (&c->p->mounts[idx], BWSH_VERDICT_ACCEPTED, "protected path");
+          r = add_guard (c, q, c->protected_is_dir[i]);
           if (r < 0)
             return r;
         }

@@ -165,12 +165,137 @@ resolve_source (const char *src, ResolveMemo *memo)
   return resolved;
 }
 
+/* The source of @m does not resolve (@e): skipped when optional, refused
+ * when the user's; the policy's or a default's is fatal. */
+static int
+unresolved (BwshPlan *p, BwshMount *m, BwshResolveMode mode, int e, BwshError *first)
+{
+  BwshError e_mount = { 0 };
+  int r;
+
+  if (e == ENOENT && m->optional)
+    {
+      r = plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->src, "source does not exist (skipped)");
+      return r < 0 ? r : 0;
+    }
+  if (m->from.origin == BWSH_ORIGIN_USER)
+    {
+      r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "cannot resolve: %s", strerror (e));
+      return r < 0 ? r : 0;
+    }
+  r = bwsh_error_set (&e_mount, -e, NULL, 0, 0, "%s: %s", m->src, strerror (e));
+  r = fatal (p, m, mode, r, first, &e_mount);
+  return r < 0 ? r : 0;
+}
+
+/* The same rules again, on what the source @resolved really names: why it
+ * may not be bound, or NULL.  The project directory is a default but lives
+ * in the user's home: it is checked too. */
+static const char *
+objection (const Rules *rules, const BwshPlan *p, const BwshMount *m, const char *resolved)
+{
+  const char *why = NULL;
+
+  if (m->exact_source)
+    ; /* its own place only: resolve_bind() */
+  else if (m->from.origin == BWSH_ORIGIN_USER)
+    why = plan_merge_source_objection (rules, p->home, resolved, m->kind == BWSH_MOUNT_BIND);
+  else if (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND)
+    why = plan_check_path_rules (rules, resolved, true);
+  if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
+      && strcmp (resolved, m->dest) != 0)
+    for (size_t k = 0; k < rules->n_protected; k++)
+      if (bwsh_path_has_prefix (rules->protected_paths[k], resolved))
+        why = "contains a protected path and is not bound at its own place";
+  return why;
+}
+
+/* One accepted bind: its source made (under the home) or resolved, the
+ * rules checked again on what it really names, and the resolved path kept
+ * for the open.  0, with the mount refused or skipped when it must be; a
+ * fatal error is recorded in @first (fatal()); -errno ends the resolution. */
+static int
+resolve_bind (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, ResolveMemo *memo,
+              bool *ret_unopened, BwshError *first)
+{
+  _cleanup_free_ char *resolved = NULL;
+  BwshError e_mount = { 0 };
+  bool planned = false;
+  const char *why;
+  int r;
+
+  if (m->create_dir && bwsh_path_has_prefix (m->src, p->home))
+    {
+      if (mode == BWSH_RESOLVE_DRY_RUN)
+        r = plan_dry_run_created (p, m->src, &resolved, &e_mount);
+      else
+        r = bwsh_mkdir_under_home (p->home, m->src, &e_mount);
+      /* The editable overlay's directory is a convenience: if it
+       * cannot be made (a symlink on the way), it stays read-only, as
+       * explain shows; no entry of the user's was refused. */
+      if (r < 0 && m->exact_source && r != -ENOMEM)
+        {
+          r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "%s (left read-only)", e_mount.message);
+          return r < 0 ? r : 0;
+        }
+      if (r < 0 && (r = fatal (p, m, mode, r, first, &e_mount)) < 0)
+        return r;
+      if (m->verdict != BWSH_VERDICT_ACCEPTED)
+        return 0;
+      planned = resolved != NULL;
+    }
+  if (resolved == NULL)
+    resolved = resolve_source (m->src, memo);
+  if (resolved == NULL)
+    return unresolved (p, m, mode, errno, first);
+
+  /* The overlay's directory is the one protected path left writable:
+   * only at its own place, never through a symlink. */
+  if (m->exact_source && strcmp (resolved, m->src) != 0)
+    {
+      r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
+                           "(left read-only)", resolved);
+      return r < 0 ? r : 0;
+    }
+  why = objection (rules, p, m, resolved);
+  if (why != NULL && m->from.origin == BWSH_ORIGIN_DEFAULT)
+    {
+      /* The project directory (or $HOME) was swapped for a symlink:
+       * there is no safe plan to fall back to. */
+      r = bwsh_error_set (&e_mount, -EPERM, NULL, 0, 0, "%s resolves to %s: %s", m->src, resolved, why);
+      r = fatal (p, m, mode, r, first, &e_mount);
+      return r < 0 ? r : 0;
+    }
+  if (why != NULL)
+    {
+      r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
+      return r < 0 ? r : 0;
+    }
+
+  if (planned)
+    {
+      /* Explain and check create nothing: the first login will. */
+      if (strcmp (m->src, p->project_dir) == 0)
+        p->project_dir_missing = true;
+      r = plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
+      if (r < 0)
+        return r;
+      *ret_unopened = true;
+    }
+  /* Opened below, once coalescing and the limits have said which
+   * binds reach bwrap: the open refuses any symlink on the way, so the
+   * checked path is what gets bound. */
+  free (m->src);
+  m->src = steal_pointer (&resolved);
+  return 0;
+}
+
 int
 bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
 {
   /* The rules for re-checking resolved sources, borrowed from the plan. */
   const Rules rules = plan_rules_of_plan (p);
-  BwshError first = { 0 }, e_mount = { 0 };
+  BwshError first = { 0 };
   /* parent: see plan_coalesce(); unopened: a dry run's directories to be created */
   _cleanup_free_ size_t *parent = calloc (p->n_mounts + 1, sizeof *parent);
   _cleanup_free_ bool *unopened = calloc (p->n_mounts + 1, sizeof *unopened);
@@ -186,10 +311,6 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
   for (size_t i = 0; i < p->n_mounts; i++)
     {
       BwshMount *m = &p->mounts[i];
-      _cleanup_free_ char *resolved = NULL;
-      bool planned = false;
-      const char *why;
-      int e;
 
       if (m->verdict != BWSH_VERDICT_ACCEPTED)
         continue;
@@ -212,111 +333,9 @@ bwsh_plan_resolve (BwshPlan *p, BwshResolveMode mode, BwshError *err)
       if (!plan_is_bind (m->kind))
         continue;
 
-      e_mount = (BwshError) { 0 };
-      if (m->create_dir && bwsh_path_has_prefix (m->src, p->home))
-        {
-          if (mode == BWSH_RESOLVE_DRY_RUN)
-            r = plan_dry_run_created (p, m->src, &resolved, &e_mount);
-          else
-            r = bwsh_mkdir_under_home (p->home, m->src, &e_mount);
-          /* The editable overlay's directory is a convenience: if it
-           * cannot be made (a symlink on the way), it stays read-only, as
-           * explain shows; no entry of the user's was refused. */
-          if (r < 0 && m->exact_source && r != -ENOMEM)
-            {
-              r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "%s (left read-only)", e_mount.message);
-              if (r < 0)
-                goto out;
-              continue;
-            }
-          if (r < 0 && (r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
-            goto out;
-          if (m->verdict != BWSH_VERDICT_ACCEPTED)
-            continue;
-          planned = resolved != NULL;
-        }
-      if (resolved == NULL)
-        resolved = resolve_source (m->src, &memo);
-      if (resolved == NULL)
-        {
-          e = errno;
-          if (e == ENOENT && m->optional)
-            {
-              r = plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->src, "source does not exist (skipped)");
-              if (r < 0)
-                goto out;
-              continue;
-            }
-          if (m->from.origin == BWSH_ORIGIN_USER)
-            {
-              r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "cannot resolve: %s", strerror (e));
-              if (r < 0)
-                goto out;
-              continue;
-            }
-          r = bwsh_error_set (&e_mount, -e, NULL, 0, 0, "%s: %s", m->src, strerror (e));
-          if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
-            goto out;
-          continue;
-        }
-
-      /* The same rules again, on what the path really names.  The project
-       * directory is a default but lives in the user's home: check it too. */
-      why = NULL;
-      if (m->exact_source)
-        {
-          /* The overlay's directory is the one protected path left
-           * writable: only at its own place, never through a symlink. */
-          if (strcmp (resolved, m->src) != 0)
-            {
-              r = plan_set_reason (m, BWSH_VERDICT_SKIPPED, "resolves to %s: must not be a symbolic link "
-                                   "(left read-only)", resolved);
-              if (r < 0)
-                goto out;
-              continue;
-            }
-        }
-      else if (m->from.origin == BWSH_ORIGIN_USER)
-        why = plan_merge_source_objection (&rules, p->home, resolved, m->kind == BWSH_MOUNT_BIND);
-      else if (m->from.origin == BWSH_ORIGIN_DEFAULT && m->kind == BWSH_MOUNT_BIND)
-        why = plan_check_path_rules (&rules, resolved, true);
-      if (why == NULL && m->kind == BWSH_MOUNT_BIND && m->from.origin != BWSH_ORIGIN_POLICY
-          && strcmp (resolved, m->dest) != 0)
-        for (size_t k = 0; k < rules.n_protected; k++)
-          if (bwsh_path_has_prefix (rules.protected_paths[k], resolved))
-            why = "contains a protected path and is not bound at its own place";
-      if (why != NULL && m->from.origin == BWSH_ORIGIN_DEFAULT)
-        {
-          /* The project directory (or $HOME) was swapped for a symlink:
-           * there is no safe plan to fall back to. */
-          r = bwsh_error_set (&e_mount, -EPERM, NULL, 0, 0, "%s resolves to %s: %s", m->src, resolved, why);
-          if ((r = fatal (p, m, mode, r, &first, &e_mount)) < 0)
-            goto out;
-          continue;
-        }
-      if (why != NULL)
-        {
-          r = plan_refuse (p, m, BWSH_VERDICT_REFUSED, m->src, "resolves to %s: %s", resolved, why);
-          if (r < 0)
-            goto out;
-          continue;
-        }
-
-      if (planned)
-        {
-          /* Explain and check create nothing: the first login will. */
-          if (strcmp (m->src, p->project_dir) == 0)
-            p->project_dir_missing = true;
-          r = plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "does not exist yet: a session creates it (0700)");
-          if (r < 0)
-            goto out;
-          unopened[i] = true;
-        }
-      /* Opened below, once coalescing and the limits have said which
-       * binds reach bwrap: the open refuses any symlink on the way, so the
-       * checked path is what gets bound. */
-      free (m->src);
-      m->src = steal_pointer (&resolved);
+      r = resolve_bind (p, &rules, m, mode, &memo, &unopened[i], &first);
+      if (r < 0)
+        goto out;
     }
 
   if ((r = plan_coalesce (p, parent)) < 0 || (r = plan_enforce_mount_limit (p, parent)) < 0

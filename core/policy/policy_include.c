@@ -140,6 +140,81 @@ include_name_ok (const char *s, size_t n)
   return true;
 }
 
+/* The quoted name of the @include at @inc: *ret_start up to *ret_end, its
+ * closing quote. */
+static int
+include_name (const char *inc, const char *shown, int line, const char **ret_start, const char **ret_end,
+              BwshError *err)
+{
+  const char *q = inc + 8, *start;
+
+  if (*q != ' ' && *q != '\t')
+    return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
+  while (*q == ' ' || *q == '\t')
+    q++;
+  if (*q != '"')
+    return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
+  start = ++q;
+  while (*q != '\0' && *q != '"' && *q != '\n')
+    q++;
+  if (*q != '"')
+    return bwsh_error_set (err, -EINVAL, shown, line, 0, "@include: missing closing quote");
+  *ret_start = start;
+  *ret_end = q;
+  return 0;
+}
+
+typedef enum
+{
+  S_INITIAL,
+  S_STRING,
+  S_COMMENT,
+} LexState;
+
+/* One step of libconfig's lexer at @p, in *state: where the step ends (its
+ * last character), whether its text is kept (*keep) or stands for a blank
+ * (*blank). */
+static const char *
+lex_step (LexState *state, const char *p, bool *keep, bool *blank)
+{
+  switch (*state)
+    {
+    case S_INITIAL:
+      if (*p == '"')
+        *state = S_STRING;
+      else if (p[0] == '/' && p[1] == '*')
+        {
+          *state = S_COMMENT;
+          p++;
+          *keep = false;
+          *blank = true; /* keeps the tokens on either side apart */
+        }
+      else if (*p == '#' || (p[0] == '/' && p[1] == '/'))
+        {
+          p = strchrnul (p, '\n') - 1;
+          *keep = false;
+        }
+      break;
+    case S_STRING:
+      if (p[0] == '\\' && (p[1] == '"' || p[1] == '\\'))
+        p++;
+      else if (*p == '"')
+        *state = S_INITIAL;
+      break;
+    case S_COMMENT:
+      *keep = *p == '\n';
+      if (p[0] == '*' && p[1] == '/')
+        {
+          *state = S_INITIAL;
+          p++;
+        }
+      break;
+    default:
+      break;
+    }
+  return p;
+}
+
 static int scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown,
                           unsigned depth, BwshBindList *files, char *out, BwshError *err);
 
@@ -250,7 +325,7 @@ static int
 scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *shown, unsigned depth,
                BwshBindList *files, char *out, BwshError *err)
 {
-  enum { S_INITIAL, S_STRING, S_COMMENT } state = S_INITIAL;
+  LexState state = S_INITIAL;
   const char *p = buf;
   bool bol = true;
   int line = 1;
@@ -272,20 +347,11 @@ scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *show
                                    "@include inside a comment or a string is refused");
           if (inc != NULL)
             {
-              const char *q = inc + 8, *start;
+              const char *q = NULL, *start = NULL;
 
-              if (*q != ' ' && *q != '\t')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
-              while (*q == ' ' || *q == '\t')
-                q++;
-              if (*q != '"')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0, "malformed @include");
-              start = ++q;
-              while (*q != '\0' && *q != '"' && *q != '\n')
-                q++;
-              if (*q != '"')
-                return bwsh_error_set (err, -EINVAL, shown, line, 0,
-                                       "@include: missing closing quote");
+              r = include_name (inc, shown, line, &start, &q, err);
+              if (r < 0)
+                return r;
               r = include_one (d, start, (size_t) (q - start), shown, line, depth, files, err);
               if (r < 0)
                 return r;
@@ -314,41 +380,7 @@ scan_includes (PolicyDoc *d, const char *buf, const char *name, const char *show
       const char *from = p;
       bool keep = true, blank = false;
 
-      switch (state)
-        {
-        case S_INITIAL:
-          if (*p == '"')
-            state = S_STRING;
-          else if (p[0] == '/' && p[1] == '*')
-            {
-              state = S_COMMENT;
-              p++;
-              keep = false;
-              blank = true; /* keeps the tokens on either side apart */
-            }
-          else if (*p == '#' || (p[0] == '/' && p[1] == '/'))
-            {
-              p = strchrnul (p, '\n') - 1;
-              keep = false;
-            }
-          break;
-        case S_STRING:
-          if (p[0] == '\\' && (p[1] == '"' || p[1] == '\\'))
-            p++;
-          else if (*p == '"')
-            state = S_INITIAL;
-          break;
-        case S_COMMENT:
-          keep = *p == '\n';
-          if (p[0] == '*' && p[1] == '/')
-            {
-              state = S_INITIAL;
-              p++;
-            }
-          break;
-        default:
-          break;
-        }
+      p = lex_step (&state, p, &keep, &blank);
       if (out != NULL && keep && from == p)
         *out++ = *p;
       else if (out != NULL && keep)

@@ -253,6 +253,61 @@ plain_string (json_t *v)
   return s;
 }
 
+/* The paths of the entry @i of the list @key: a string, or (@allow_object)
+ * {"src", "dst"}.  1 with *ret_src (and *ret_dst, or NULL), borrowed from
+ * @entry; 0 when the entry was warned about and is skipped. */
+static int
+entry_paths (Ctx *c, const int *pos, const char *key, size_t i, json_t *entry, bool allow_object,
+             const char **ret_src, const char **ret_dst)
+{
+  int r;
+
+  if (json_is_string (entry))
+    {
+      *ret_src = plain_string (entry);
+      if (*ret_src == NULL)
+        {
+          r = warn_entry (c, pos, key, i, "path contains a NUL character", NULL);
+          return r < 0 ? r : 0;
+        }
+    }
+  else if (allow_object && json_is_object (entry))
+    {
+      const char *k;
+      json_t *v;
+
+      json_object_foreach (entry, k, v)
+        {
+          if (strcmp (k, "src") != 0 && strcmp (k, "dst") != 0)
+            {
+              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
+              r = warn_entry (c, pos, key, i, "unknown key ", esc);
+              return r < 0 ? r : 0;
+            }
+        }
+      *ret_src = plain_string (json_object_get (entry, "src"));
+      if (json_object_get (entry, "dst") != NULL)
+        {
+          *ret_dst = plain_string (json_object_get (entry, "dst"));
+          if (*ret_dst == NULL)
+            *ret_src = NULL;
+        }
+      if (*ret_src == NULL)
+        {
+          r = warn_entry (c, pos, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
+          return r < 0 ? r : 0;
+        }
+    }
+  else
+    {
+      r = warn_entry (c, pos, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
+                                              : "expected a path",
+                      NULL);
+      return r < 0 ? r : 0;
+    }
+  return 1;
+}
+
 static int
 parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBindList *out)
 {
@@ -287,61 +342,11 @@ parse_list (Ctx *c, json_t *mounts, const char *key, bool allow_object, BwshBind
           break;
         }
 
-      if (json_is_string (entry))
-        {
-          src = plain_string (entry);
-          if (src == NULL)
-            {
-              r = warn_entry (c, pos, key, i, "path contains a NUL character", NULL);
-              if (r < 0)
-                return r;
-              continue;
-            }
-        }
-      else if (allow_object && json_is_object (entry))
-        {
-          const char *k;
-          json_t *v;
-          bool bad = false;
-
-          json_object_foreach (entry, k, v)
-            {
-              if (strcmp (k, "src") != 0 && strcmp (k, "dst") != 0)
-                {
-                  _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
-                  r = warn_entry (c, pos, key, i, "unknown key ", esc);
-                  if (r < 0)
-                    return r;
-                  bad = true;
-                  break;
-                }
-            }
-          if (bad)
-            continue;
-          src = plain_string (json_object_get (entry, "src"));
-          if (json_object_get (entry, "dst") != NULL)
-            {
-              dst = plain_string (json_object_get (entry, "dst"));
-              if (dst == NULL)
-                src = NULL;
-            }
-          if (src == NULL)
-            {
-              r = warn_entry (c, pos, key, i, "\"src\" and \"dst\" must be strings without NUL characters", NULL);
-              if (r < 0)
-                return r;
-              continue;
-            }
-        }
-      else
-        {
-          r = warn_entry (c, pos, key, i, allow_object ? "expected a path or an object {\"src\", \"dst\"}"
-                                                  : "expected a path",
-                          NULL);
-          if (r < 0)
-            return r;
-          continue;
-        }
+      r = entry_paths (c, pos, key, i, entry, allow_object, &src, &dst);
+      if (r < 0)
+        return r;
+      if (r == 0)
+        continue;
 
       from.line = pos[2 * i];
       from.column = pos[2 * i + 1];
@@ -386,6 +391,88 @@ json_error_reason (const json_error_t *jerr)
     }
 }
 
+/* preferences.sandboxBwrapMounts: the three lists; an unknown key is
+ * named. */
+static int
+parse_mounts (Ctx *c, json_t *prefs, BwshUserConfig *uc)
+{
+  json_t *mounts;
+  int r;
+
+  mounts = json_object_get (prefs, "sandboxBwrapMounts");
+  if (mounts != NULL && !json_is_object (mounts))
+    {
+      int line, col;
+      locate (c->buf, c->len, NULL, "sandboxBwrapMounts", &line, &col);
+      r = bwsh_diag_add (c->diag, "%s:%d:%d: sandboxBwrapMounts: must be an object (ignored)", c->file, line,
+                         col);
+      if (r < 0)
+        return r;
+      mounts = NULL;
+    }
+  if (mounts != NULL)
+    {
+      const char *k;
+      json_t *v;
+
+      /* A misspelt key would silently grant nothing; say so. */
+      json_object_foreach (mounts, k, v)
+        {
+          if (strcmp (k, "additionalROBinds") != 0 && strcmp (k, "additionalBinds") != 0
+              && strcmp (k, "disabledDefaultBinds") != 0)
+            {
+              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
+              if (esc == NULL)
+                return -ENOMEM;
+              r = bwsh_diag_add (c->diag, "%s: sandboxBwrapMounts: unknown key \"%s\" (ignored)", c->file, esc);
+              if (r < 0)
+                return r;
+            }
+        }
+      r = parse_list (c, mounts, "additionalROBinds", true, &uc->ro_binds);
+      if (r >= 0)
+        r = parse_list (c, mounts, "additionalBinds", true, &uc->rw_binds);
+      if (r >= 0)
+        r = parse_list (c, mounts, "disabledDefaultBinds", false, &uc->disabled);
+      if (r < 0)
+        return r;
+    }
+  return 0;
+}
+
+/* preferences.sandboxProjectDir, checked later like a read-write bind. */
+static int
+parse_project (Ctx *c, json_t *prefs, BwshUserConfig *uc)
+{
+  json_t *project;
+  int r;
+
+  project = json_object_get (prefs, "sandboxProjectDir");
+  if (project != NULL)
+    {
+      int line, col;
+      const char *s = plain_string (project);
+
+      locate (c->buf, c->len, NULL, "sandboxProjectDir", &line, &col);
+      if (s == NULL)
+        {
+          r = bwsh_diag_add (c->diag, "%s:%d:%d: sandboxProjectDir: expected a path without NUL characters (ignored)",
+                             c->file, line, col);
+          if (r < 0)
+            return r;
+        }
+      else
+        {
+          uc->project_dir = strdup (s);
+          uc->project_dir_from = (BwshSource) { .origin = BWSH_ORIGIN_USER, .line = line, .column = col };
+          uc->project_dir_from.file = strdup (c->file);
+          if (uc->project_dir == NULL || uc->project_dir_from.file == NULL)
+            return -ENOMEM;
+        }
+    }
+  return 0;
+}
+
 int
 bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshUserConfig **ret,
                         BwshDiag *diag, BwshError *err)
@@ -393,7 +480,7 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
   _cleanup_ (user_config_freep) BwshUserConfig *uc = NULL;
   json_auto_t *root = NULL;
   json_error_t jerr;
-  json_t *prefs, *mounts, *project;
+  json_t *prefs;
   Ctx c = { buf, len, NULL, diag, 0 };
   int r;
 
@@ -428,68 +515,11 @@ bwsh_user_config_parse (const char *buf, size_t len, const char *filename, BwshU
       return 0;
     }
 
-  mounts = json_object_get (prefs, "sandboxBwrapMounts");
-  if (mounts != NULL && !json_is_object (mounts))
-    {
-      int line, col;
-      locate (buf, len, NULL, "sandboxBwrapMounts", &line, &col);
-      r = bwsh_diag_add (diag, "%s:%d:%d: sandboxBwrapMounts: must be an object (ignored)", filename, line,
-                         col);
-      if (r < 0)
-        return r;
-      mounts = NULL;
-    }
-  if (mounts != NULL)
-    {
-      const char *k;
-      json_t *v;
-
-      /* A misspelt key would silently grant nothing; say so. */
-      json_object_foreach (mounts, k, v)
-        {
-          if (strcmp (k, "additionalROBinds") != 0 && strcmp (k, "additionalBinds") != 0
-              && strcmp (k, "disabledDefaultBinds") != 0)
-            {
-              _cleanup_free_ char *esc = bwsh_escape (k, strlen (k));
-              if (esc == NULL)
-                return -ENOMEM;
-              r = bwsh_diag_add (diag, "%s: sandboxBwrapMounts: unknown key \"%s\" (ignored)", filename, esc);
-              if (r < 0)
-                return r;
-            }
-        }
-      r = parse_list (&c, mounts, "additionalROBinds", true, &uc->ro_binds);
-      if (r >= 0)
-        r = parse_list (&c, mounts, "additionalBinds", true, &uc->rw_binds);
-      if (r >= 0)
-        r = parse_list (&c, mounts, "disabledDefaultBinds", false, &uc->disabled);
-      if (r < 0)
-        return r;
-    }
-
-  project = json_object_get (prefs, "sandboxProjectDir");
-  if (project != NULL)
-    {
-      int line, col;
-      const char *s = plain_string (project);
-
-      locate (buf, len, NULL, "sandboxProjectDir", &line, &col);
-      if (s == NULL)
-        {
-          r = bwsh_diag_add (diag, "%s:%d:%d: sandboxProjectDir: expected a path without NUL characters (ignored)",
-                             filename, line, col);
-          if (r < 0)
-            return r;
-        }
-      else
-        {
-          uc->project_dir = strdup (s);
-          uc->project_dir_from = (BwshSource) { .origin = BWSH_ORIGIN_USER, .line = line, .column = col };
-          uc->project_dir_from.file = strdup (filename);
-          if (uc->project_dir == NULL || uc->project_dir_from.file == NULL)
-            return -ENOMEM;
-        }
-    }
+  r = parse_mounts (&c, prefs, uc);
+  if (r >= 0)
+    r = parse_project (&c, prefs, uc);
+  if (r < 0)
+    return r;
 
   *ret = steal_pointer (&uc);
   return 0;

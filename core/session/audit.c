@@ -33,6 +33,7 @@
 #include "cleanup.h"
 #include "digest.h"
 #include "errors.h"
+#include "format.h"
 #include "policy.h"
 #include "safeopen.h"
 
@@ -136,17 +137,18 @@ fields_add (Fields *f, const char *key, const char *fmt, ...)
   _cleanup_free_ char *value = NULL;
   va_list ap;
   size_t n;
-  int k;
 
   va_start (ap, fmt);
-  k = vasprintf (&value, fmt, ap);
+  value = bwsh_vformat (fmt, ap);
   va_end (ap);
-  if (k < 0)
+  if (value == NULL)
     {
       f->r = -ENOMEM;
       return;
     }
-  n = (size_t) k < EVENT_VALUE_MAX ? (size_t) k : EVENT_VALUE_MAX;
+  n = strlen (value);
+  if (n > EVENT_VALUE_MAX)
+    n = EVENT_VALUE_MAX;
   fields_put (f, key, strlen (key));
   if (memchr (value, '\n', n) == NULL)
     {

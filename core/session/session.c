@@ -149,10 +149,53 @@ leave_alone (BwshSession *s)
   return 0;
 }
 
+/* The policy, as the caller (root for pam_bwsh and bwshctl --user): it is
+ * root's file, and the loader refuses it unless root owns it.  0 with
+ * s->policy set; 1 when pam_bwsh leaves the account alone (nothing more to
+ * do); -errno with @err filled. */
+static int
+load_policy (const BwshSessionRequest *req, BwshSession *s, bool decides, BwshError *err)
+{
+  const char *policy_path = req->policy_path != NULL ? req->policy_path : bwsh_policy_path ();
+  BwshError e = { 0 };
+  int r;
+
+  r = bwsh_policy_load (policy_path, s->id, &s->policy, &e);
+  if (r < 0 && decides)
+    {
+      /* A policy that cannot be read must not lock everybody out (issue
+       * 25): the last policy that loaded cleanly decides who is a subject
+       * and how; root is never refused; with no good copy, only an account
+       * whose shell is bwsh is refused (it cannot run without a policy). */
+      s->policy_fallback = true;
+      bwsh_error_step (&e, BWSH_ERROR_POLICY, r);
+      s->policy_error = e;
+      if (req->pam && s->id->uid == 0)
+        return leave_alone (s) < 0 ? -ENOMEM : 1;
+      r = bwsh_policy_lkg_load (policy_path, s->id, &s->policy, &s->policy_saved, &(BwshError) { 0 });
+      if (r >= 0)
+        s->policy_last_good = true;
+      else if (req->pam && !bwsh_shell_is_bwsh (s->id->shell, req->bwsh_binary))
+        return leave_alone (s) < 0 ? -ENOMEM : 1;
+      else
+        {
+          if (err != NULL)
+            *err = s->policy_error;
+          return s->policy_error.errnum > 0 ? -s->policy_error.errnum : -EINVAL;
+        }
+    }
+  else if (r < 0)
+    {
+      if (err != NULL)
+        *err = e;
+      return bwsh_error_step (err, BWSH_ERROR_POLICY, r);
+    }
+  return 0;
+}
+
 int
 bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshError *err)
 {
-  const char *policy_path = req->policy_path != NULL ? req->policy_path : bwsh_policy_path ();
   /* A login decides (RUN, and pam_bwsh's account stage, which must decide
    * as its session stage will); explain and check go on to show the plan. */
   const bool decides = req->mode == BWSH_SESSION_RUN || req->pam;
@@ -174,38 +217,9 @@ bwsh_session_prepare (const BwshSessionRequest *req, BwshSession **ret, BwshErro
   if (r < 0)
     return bwsh_error_step (err, BWSH_ERROR_IDENTITY, r);
 
-  /* As the caller (root for pam_bwsh and bwshctl --user): the policy is
-   * root's file, and the loader refuses it unless root owns it. */
-  r = bwsh_policy_load (policy_path, s->id, &s->policy, &e);
-  if (r < 0 && decides)
-    {
-      /* A policy that cannot be read must not lock everybody out (issue
-       * 25): the last policy that loaded cleanly decides who is a subject
-       * and how; root is never refused; with no good copy, only an account
-       * whose shell is bwsh is refused (it cannot run without a policy). */
-      s->policy_fallback = true;
-      bwsh_error_step (&e, BWSH_ERROR_POLICY, r);
-      s->policy_error = e;
-      if (req->pam && s->id->uid == 0)
-        return leave_alone (s);
-      r = bwsh_policy_lkg_load (policy_path, s->id, &s->policy, &s->policy_saved, &(BwshError) { 0 });
-      if (r >= 0)
-        s->policy_last_good = true;
-      else if (req->pam && !bwsh_shell_is_bwsh (s->id->shell, req->bwsh_binary))
-        return leave_alone (s);
-      else
-        {
-          if (err != NULL)
-            *err = s->policy_error;
-          return s->policy_error.errnum > 0 ? -s->policy_error.errnum : -EINVAL;
-        }
-    }
-  else if (r < 0)
-    {
-      if (err != NULL)
-        *err = e;
-      return bwsh_error_step (err, BWSH_ERROR_POLICY, r);
-    }
+  r = load_policy (req, s, decides, err);
+  if (r != 0)
+    return r > 0 ? 0 : r;
   s->is_subject = s->policy->is_subject;
 
   /* Admission, before anything of the user's is opened or created: a

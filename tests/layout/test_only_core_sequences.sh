@@ -4,6 +4,9 @@
 # outside core/ may call the steps that core's bwsh_session_prepare() runs
 # (reading the overlay, building, creating and resolving the plan).  The
 # front ends call bwsh_session_prepare() and nothing in between.
+# Likewise the login's registration and the broken-policy event (#34): bwsh
+# and pam_bwsh call bwsh_session_register() and bwsh_fallback_report(),
+# never the registry or the report mark themselves.
 #
 #   test_only_core_sequences.sh SOURCE_DIR
 set -eu
@@ -28,6 +31,18 @@ done
 for f in "$src"/shell/bwsh.c "$src"/shell/bwshctl.c "$src"/pam_module/pam_bwsh.c; do
   if ! grep -q "bwsh_session_prepare (" "$f"; then
     echo "FAIL: ${f#"$src"/} does not prepare its session with bwsh_session_prepare()" >&2
+    fail=1
+  fi
+done
+once='bwsh_registry_register|bwsh_pid_start_time|bwsh_policy_error_reported'
+if ! grep -Eq "($once) \(" "$src/core/session/registration.c" \
+  || ! grep -Eq "($once) \(" "$src/core/session/fallback.c"; then
+  echo "FAIL: the registration pattern finds nothing in core/session/registration.c or fallback.c" >&2
+  exit 1
+fi
+for f in "$src"/shell/bwsh.c "$src"/pam_module/pam_bwsh.c; do
+  if grep -En "($once) \(" "$f" >&2; then
+    echo "FAIL: ${f#"$src"/} registers the session or reports the broken policy itself; call bwsh_session_register() or bwsh_fallback_report()" >&2
     fail=1
   fi
 done

@@ -162,6 +162,16 @@ test_escape_for_a_terminal_is_whole_and_lossless (void **state)
   assert_int_equal (strlen (long_data), 4 * (sizeof raw - 1));
 }
 
+/* bwsh_format(): the string, never an undefined pointer. */
+static void
+test_format_returns_the_string (void **state)
+{
+  _cleanup_free_ char *s = bwsh_format ("%s-%d", "a", 42);
+  (void) state;
+  assert_non_null (s);
+  assert_string_equal (s, "a-42");
+}
+
 int
 main (void)
 {
@@ -171,6 +181,7 @@ main (void)
     cmocka_unit_test (test_error_set_records_errno_and_keeps_step),
     cmocka_unit_test (test_escape_escapes_and_stays_bounded),
     cmocka_unit_test (test_escape_for_a_terminal_is_whole_and_lossless),
+    cmocka_unit_test (test_format_returns_the_string),
   };
   return cmocka_run_group_tests_name ("error", tests, NULL, NULL);
 }

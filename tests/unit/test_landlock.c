@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/landlock.h>
 #include <netinet/in.h>
 #include <setjmp.h>
@@ -401,6 +402,45 @@ test_nothing_requested_applies_nothing (void **state)
   run_child (child_nothing_requested, NULL);
 }
 
+/* ------------------------------------------------------------- filesystem */
+
+/* The network engine's ruleset (helpers/engine_exec.c): what it allows
+ * stays readable, anything else is refused. */
+static int
+child_fs_ruleset (const void *arg)
+{
+  const BwshLandlockPath allowed[] = { { "/usr", LANDLOCK_ACCESS_FS_READ_FILE | LANDLOCK_ACCESS_FS_READ_DIR },
+                                       { "/nonexistent-bwsh", LANDLOCK_ACCESS_FS_READ_FILE } };
+  BwshError err = { 0 };
+  int fd = -1, probe;
+
+  (void) arg;
+  /* control: readable before */
+  probe = open ("/etc/passwd", O_RDONLY | O_CLOEXEC);
+  if (probe < 0)
+    return 1;
+  close (probe);
+  if (bwsh_landlock_fs_ruleset (allowed, BWSH_N_ELEMENTS (allowed), &fd, &err) < 0 || fd < 0)
+    return 2;
+  if (bwsh_landlock_restrict (fd, &err) < 0)
+    return 3;
+  probe = open ("/usr/bin", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (probe < 0)
+    return 4;
+  close (probe);
+  if (open ("/etc/passwd", O_RDONLY | O_CLOEXEC) >= 0 || errno != EACCES)
+    return 5;
+  return 0;
+}
+
+static void
+test_fs_ruleset_allows_only_its_paths (void **state)
+{
+  (void) state;
+  skip_below_abi (1);
+  run_child (child_fs_ruleset, NULL);
+}
+
 /* ------------------------------------------------------------------ probe */
 
 static void
@@ -627,6 +667,7 @@ main (void)
     cmocka_unit_test (test_best_effort_old_kernel_reports_missing_scope),
     cmocka_unit_test (test_simulated_abi_cannot_claim_features),
     cmocka_unit_test (test_shared_network_requires_scope_by_default),
+    cmocka_unit_test (test_fs_ruleset_allows_only_its_paths),
 #endif
   };
 

@@ -269,6 +269,31 @@ test_explain_creates_nothing (void **state)
   assert_int_equal (s->plan->root_tmpfs_size, s->policy->root_tmpfs_size);
 }
 
+/* What decided when the policy could not be used: the event's
+ * BWSH_OUTCOME, the same rule for bwsh and pam_bwsh (fallback.h). */
+static void
+test_fallback_outcome_names_what_decided (void **state)
+{
+  static const struct
+  {
+    bool last_good;
+    int r;
+    const char *outcome;
+  } cases[] = {
+    { true, 0, "last-good" },     /* the last good policy decided */
+    { true, -EPERM, "refused" },  /* ... and refused (a lock) */
+    { false, -EINVAL, "refused" }, /* no last good policy: a bwsh account */
+    { false, 0, "ignored" },      /* pam_bwsh left root or a non-bwsh account alone */
+  };
+  (void) state;
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      BwshSession s = { .policy_fallback = true, .policy_last_good = cases[i].last_good };
+      assert_string_equal (bwsh_fallback_to_string (bwsh_fallback_of (&s, cases[i].r)), cases[i].outcome);
+    }
+  assert_null (bwsh_fallback_to_string (BWSH_FALLBACK_MAX_));
+}
+
 int
 main (void)
 {
@@ -281,6 +306,7 @@ main (void)
     cmocka_unit_test (test_services_that_never_run_the_login_shell_are_refused),
     cmocka_unit_test (test_identity_comes_from_nss_and_names_its_step),
     cmocka_unit_test (test_explain_creates_nothing),
+    cmocka_unit_test (test_fallback_outcome_names_what_decided),
   };
   return cmocka_run_group_tests_name ("session", tests, NULL, NULL);
 }

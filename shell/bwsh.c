@@ -50,6 +50,9 @@ static const BwshIdentity *user_id;
 static const BwshSession *session;
 static const char *session_digest;
 static const BwshLock *refused_lock; /* the lock admission refused the session for */
+/* What a subject hears instead of die()'s line, whose detail (a policy's
+ * file and line) is the administrator's: the event keeps the detail. */
+static const char *subject_line;
 
 static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
@@ -63,7 +66,7 @@ die (int status, const char *fmt, ...)
   va_start (ap, fmt);
   r = vasprintf (&msg, fmt, ap);
   va_end (ap);
-  fprintf (stderr, "bwsh: %s\n", r >= 0 ? msg : "out of memory");
+  fprintf (stderr, "bwsh: %s\n", subject_line != NULL ? subject_line : r >= 0 ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, r >= 0 ? msg : "out of memory", refused_lock);
   bwsh_front_ended (BWSH_END_REFUSED, r >= 0 ? msg : "out of memory");
   exit (status);
@@ -196,13 +199,17 @@ policy_fallback (const BwshSession *s, int r)
       < 0)
     line = NULL;
   /* A subject hears one line; the file and the parse error are the
-   * administrator's (the journal, bwshctl check). */
+   * administrator's (the journal, bwshctl check).  The refusal's line is
+   * die()'s, at the end of main(). */
   if (r >= 0 && s->policy_last_good)
     fprintf (stderr, "bwsh: warning: %s\n",
              getuid () == 0 && line != NULL
                  ? line
                  : "the sandbox policy cannot be used (the administrator has the details); using the last policy "
                    "that loaded cleanly");
+  else if (r < 0 && !s->policy_last_good && getuid () != 0)
+    subject_line = "the sandbox policy cannot be used (the administrator has the details); no last good policy: "
+                   "refused";
   /* pam_bwsh reported this broken version already, as root. */
   if (bwsh_policy_error_reported (&s->policy_error, false) == 1)
     return;

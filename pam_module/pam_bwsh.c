@@ -220,9 +220,11 @@ refuse_event (const Ctx *c, BwshEvent *ev, int r, const BwshError *err, const ch
   pam_syslog (c->pamh, LOG_ERR, "session refused for %s: %s%s%s", or_dash (c->user), w != NULL ? w : "",
               w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   /* The administrator's file, line and parse error are for the journal:
-   * the user hears that the policy is broken, in one line. */
+   * the user hears that the policy is broken, in one line, bwsh's (a
+   * policy error refuses only where no last good policy decides). */
   if ((c->flags & PAM_SILENT) == 0 && err != NULL && err->code == BWSH_ERROR_POLICY)
-    pam_error (c->pamh, "bwsh: the sandbox policy cannot be used (the administrator has the details)");
+    pam_error (c->pamh, "bwsh: the sandbox policy cannot be used (the administrator has the details); no last good "
+                        "policy: refused");
   else if ((c->flags & PAM_SILENT) == 0)
     pam_error (c->pamh, "bwsh: %s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "");
   if (asprintf (&reason, "%s%s%s", w != NULL ? w : "", w != NULL && d != NULL ? ": " : "", d != NULL ? d : "") < 0)

@@ -49,6 +49,9 @@ static const BwshIdentity *user_id;
 static const BwshSession *session;
 static const char *session_digest;
 static const BwshLock *refused_lock; /* the lock admission refused the session for */
+/* What a subject hears instead of die()'s line, whose detail (a policy's
+ * file and line) is the administrator's: the event keeps the detail. */
+static const char *subject_line;
 
 static void die (int status, const char *fmt, ...) __attribute__ ((noreturn, format (printf, 2, 3)));
 
@@ -61,7 +64,7 @@ die (int status, const char *fmt, ...)
   va_start (ap, fmt);
   msg = bwsh_vformat (fmt, ap);
   va_end (ap);
-  fprintf (stderr, "bwsh: %s\n", msg != NULL ? msg : "out of memory");
+  fprintf (stderr, "bwsh: %s\n", subject_line != NULL ? subject_line : msg != NULL ? msg : "out of memory");
   bwsh_front_refused (user_id, user_name, msg != NULL ? msg : "out of memory", refused_lock);
   bwsh_front_ended (BWSH_END_REFUSED, msg != NULL ? msg : "out of memory");
   exit (status);
@@ -182,13 +185,17 @@ policy_fallback (const BwshSession *s, int r)
   int k = bwsh_fallback_report (s, r, &rep, &line);
 
   /* A subject hears one line; the file and the parse error are the
-   * administrator's (the journal, bwshctl check). */
+   * administrator's (the journal, bwshctl check).  The refusal's line is
+   * die()'s, at the end of main(). */
   if (bwsh_fallback_of (s, r) == BWSH_FALLBACK_LAST_GOOD)
     fprintf (stderr, "bwsh: warning: %s\n",
              getuid () == 0 && line != NULL
                  ? line
                  : "the sandbox policy cannot be used (the administrator has the details); using the last policy "
                    "that loaded cleanly");
+  else if (r < 0 && !s->policy_last_good && getuid () != 0)
+    subject_line = "the sandbox policy cannot be used (the administrator has the details); no last good policy: "
+                   "refused";
   if (k < 0)
     syslog (LOG_AUTHPRIV | LOG_CRIT, "%s", line != NULL ? line : "the sandbox policy cannot be used");
 }

@@ -10,7 +10,9 @@
 #     the file and the line, for all the logins under that broken version
 #     (#38), and the subject hears one line without the file;
 #   - without a last good copy: the subject (shell bwsh) is refused with one
-#     line, the refusal event has the error; the non-subject still logs in.
+#     line, the refusal event has the error; the non-subject still logs in;
+#     bwsh alone (no pam_bwsh) tells the subject one line without the file,
+#     exits 78 and runs nothing; root running it hears the file and line.
 # shellcheck disable=SC2016,SC1091,SC2153
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
@@ -84,7 +86,7 @@ ssh_lkg_remove
 ssh_run -o LogLevel=INFO t "$SSH_PROBE"
 it_assert_rc 255
 it_assert_out_lacks bwrap
-it_assert_err_has "bwsh: the sandbox policy cannot be used (the administrator has the details)"
+it_assert_err_has "bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
 it_assert_err_lacks "$CONFD"
 in_jns su - "$OTHER" -c 'echo other in'
 it_assert_rc 0
@@ -94,6 +96,44 @@ journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" || exit 1
 ev=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" | tail -n 1)
 grep -qF "$CONFD/70-broken.conf:1: " <<<"$(journal_field "$ev" BWSH_REASON)" \
   || it_fail "BWSH_REASON of the refusal: $(journal_field "$ev" BWSH_REASON)"
+
+it_check "no last good copy, bwsh without pam_bwsh: the subject hears one line without the file, 78, nothing ran"
+# bwsh reads the prefix's policy: a broken one is bound over it, and an empty
+# last-good directory over the prefix's, in a private mount namespace below
+# journald's (so the refusal event lands in this journal).
+PREFIX_POLICY=$IT_PREFIX/etc/bwsh/bwsh.conf
+MARK=$IT_HOME/project/ran-unsandboxed
+printf 'max_sessions = ;\n' >"$IT_TMP/broken.conf"
+chmod 644 "$IT_TMP/broken.conf"
+mkdir -p "$IT_TMP/no-lkg" "$LKG"
+bwsh_broken()
+{
+  IT_RC=0
+  # shellcheck disable=SC2016
+  timeout -k 5 60 nsenter -t "$JOURNALD_PID" -m -- unshare -m --propagation private -- /bin/sh -c '
+    mount --bind "$1" "$2" && mount --bind "$3" "$4" || exit 1
+    shift 4; exec "$@"' sh "$IT_TMP/broken.conf" "$PREFIX_POLICY" "$IT_TMP/no-lkg" "$LKG" "$@" \
+    </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+}
+ssh_mark
+bwsh_broken setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups "$IT_BWSH" -c "touch $MARK"
+it_assert_rc 78
+it_assert_eq "bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused" \
+  "$IT_ERR" "the subject's stderr"
+it_assert_eq "" "$IT_OUT" "stdout"
+it_assert_absent "$MARK"
+ssh_assert_confined
+journal_wait_for 1 "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" "_UID=$IT_UID" || exit 1
+ev=$(journal_json "MESSAGE_ID=$MSG_REFUSED" "BWSH_USER=$IT_USER" "_UID=$IT_UID" | tail -n 1)
+grep -qF "$PREFIX_POLICY:1: " <<<"$(journal_field "$ev" BWSH_REASON)" \
+  || it_fail "BWSH_REASON of bwsh's refusal: $(journal_field "$ev" BWSH_REASON)"
+
+it_check "... root running bwsh is told the file and the line"
+bwsh_broken "$IT_BWSH" -c "touch $MARK"
+it_assert_rc 78
+grep -q "^bwsh: the sandbox policy cannot be used: $PREFIX_POLICY:1: " <<<"$IT_ERR" || it_fail "root's line: $IT_ERR"
+it_assert_absent "$MARK"
 
 it_check "the fixed policy is kept again at the next clean login"
 rm -f "$CONFD/70-broken.conf"

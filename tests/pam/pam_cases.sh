@@ -150,7 +150,7 @@ strict = maybe;"
   harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
   [ "$RC" -eq 0 ] || fail "harness status $RC"
   # The user hears one line; the file and line are the administrator's (#38).
-  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details)"
+  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
   assert_out_lacks "$CONF"
   wait_log "session refused for $U: the sandbox policy cannot be used: $CONF:2"
   wait_log "session open user=\"$U\" service=\"login\" rhost=\"-\" tty=\"-\" outcome=refused digest=-"
@@ -164,7 +164,7 @@ policy_unknown_setting_refuses_session)
 requre_shell = false;"
   write_service login "policy=$CONF"
   harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
-  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details)"
+  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
   wait_log "session refused for $U: the sandbox policy cannot be used: $CONF:2: unknown setting \"requre_shell\""
   ;;
 
@@ -174,7 +174,7 @@ policy_world_writable_refuses_session)
   chmod 0666 "$CONF"
   write_service login "policy=$CONF"
   harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
-  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details)"
+  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
   wait_log "session refused for $U: the sandbox policy cannot be used: $CONF"
   grep -qF "writable" "$T/syslog" || fail "syslog does not say writable"
   ;;
@@ -186,7 +186,7 @@ policy_owned_by_user_refuses_session)
   chown "$U" "$CONF"
   write_service login "policy=$CONF"
   harness --expect PAM_PERM_DENIED "$T/pam" login "$U"
-  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details)"
+  assert_out "conv: error: bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
   wait_log "session refused for $U: the sandbox policy cannot be used: $CONF"
   grep -qF "owned by uid" "$T/syslog" || fail "syslog does not say owned by uid"
   ;;

@@ -21,8 +21,11 @@
 #   pol_check_bad TEXT LINE MSG
 #                           `bwshctl check --policy F` on TEXT exits 1 and
 #                           prints "F:LINE: MSG"; then TEXT installed as the
-#                           policy refuses a session with "bwsh: ...POL:LINE: MSG"
-#                           and nothing runs
+#                           policy refuses the user's session with one line
+#                           without the file (pol_assert_policy_refused), and
+#                           root's bwsh with "bwsh: ...POL:LINE: MSG"; nothing runs
+#   pol_assert_policy_refused   refused with POL_SUBJECT_LINE, no path of POL_DIR
+#   pol_bwsh_as_root        IT_BWSH -c "touch MARK; echo SANDBOX-RAN" as root
 #   pol_explain [USER]      bwshctl explain --json USER (root) into
 #                           $IT_TMP/explain.json; IT_RC as usual
 #   pol_json EXPR           print the python expression EXPR, d = the JSON
@@ -122,8 +125,26 @@ pol_check_bad()
   pol_write "$text"
   pol_project
   pol_session 'echo SANDBOX-RAN'
-  pol_assert_refused "$POL:$line: $msg"
+  pol_assert_policy_refused
   it_assert_out_lacks SANDBOX-RAN
+  pol_bwsh_as_root
+  pol_assert_refused "$POL:$line: $msg"
+}
+
+# A policy that cannot be used, no last good copy: the subject hears one line
+# without the administrator's file and line (#38); root hears them.
+POL_SUBJECT_LINE="bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
+pol_assert_policy_refused()
+{
+  pol_assert_refused "${POL_SUBJECT_LINE#bwsh: }"
+  it_assert_err_lacks "$POL_DIR"
+}
+
+pol_bwsh_as_root()
+{
+  IT_RC=0
+  timeout -k 5 60 "$IT_BWSH" -c "touch '$MARK'; echo SANDBOX-RAN" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
 }
 
 # shellcheck disable=SC2120 # USER is optional; the tests so far explain IT_USER

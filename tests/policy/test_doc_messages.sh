@@ -36,6 +36,17 @@ run_bwsh()
   it_collect
   collect
 }
+# run_bwsh_both ARGS: bwsh as the user, then as root, each one joining
+# $REAL: a policy that cannot be used tells a subject one line, root the
+# file, line and reason (#38).
+run_bwsh_both()
+{
+  run_bwsh -- "$@"
+  IT_RC=0
+  timeout -k 5 60 env -i "$BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" || IT_RC=$?
+  it_collect
+  collect
+}
 fresh()
 {
   pol_restore
@@ -45,15 +56,15 @@ fresh()
 
 it_check "the situations the documents describe"
 # An untrusted policy, drop-in and directory.
-fresh; chmod 0666 "$POL"; run_bwsh -- -c true
+fresh; chmod 0666 "$POL"; run_bwsh_both -c true
 fresh; printf 'hostname = "x";\n' >"$POL_DIR/conf.d/x.conf"; chmod 0644 "$POL_DIR/conf.d/x.conf"
-chown "$IT_UID" "$POL_DIR/conf.d/x.conf"; run_bwsh -- -c true
+chown "$IT_UID" "$POL_DIR/conf.d/x.conf"; run_bwsh_both -c true
 sed -i "s|uid $IT_UID,|uid 1000,|" "$REAL"
 fresh; printf 'hostname = "x";\n' >"$POL_DIR/conf.d/x.conf"; chmod 0644 "$POL_DIR/conf.d/x.conf"
-chmod 0777 "$POL_DIR/conf.d"; run_bwsh -- -c true
+chmod 0777 "$POL_DIR/conf.d"; run_bwsh_both -c true
 # A typo on line 12, a bad value on line 3.
-fresh; pol_write "$(printf '#\n%.0s' 1 2 3 4 5 6 7 8 9 10 11; printf 'netwrk = "none";')"; run_bwsh -- -c true
-fresh; pol_write "$(printf '#\n#\nnetwork = "nowhere";')"; run_bwsh -- -c true
+fresh; pol_write "$(printf '#\n%.0s' 1 2 3 4 5 6 7 8 9 10 11; printf 'netwrk = "none";')"; run_bwsh_both -c true
+fresh; pol_write "$(printf '#\n#\nnetwork = "nowhere";')"; run_bwsh_both -c true
 # strict, with two refused entries.
 fresh; pol_write 'strict = true;'
 it_user_config '{ "preferences": { "sandboxBwrapMounts": { "additionalBinds": [ "/etc", "/usr" ] } } }'
@@ -105,7 +116,7 @@ collect
 fresh; run_bwsh -- -x
 # state_dir: a place programs outside read (line 4); one holding a protected
 # path; missing outside the home; not the user's; a symlink on the way.
-fresh; pol_write "$(printf '#\n#\n#\nstate_dir = "~/.config/state";')"; run_bwsh -- -c true
+fresh; pol_write "$(printf '#\n#\n#\nstate_dir = "~/.config/state";')"; run_bwsh_both -c true
 fresh; pol_write 'state = "persistent"; state_dir = "~/st"; protected = [ "~/.ssh", "~/st/keys" ];'
 run_bwsh -- -c true
 fresh; [ ! -e /var/lib/bwsh/state ] || it_fail "/var/lib/bwsh/state exists on this machine"

@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # A policy file that someone other than root could have written, or an
 # @include that reaches outside the policy's folder, is not trusted: every
-# session is refused with a clear "bwsh: " message and nothing runs, and
-# `bwshctl check` says the same and exits 1.
+# session is refused with a clear "bwsh: " message and nothing runs (the
+# subject's one line has no file; root's names the file and the reason, #38),
+# and `bwshctl check` says the same and exits 1.
 #   test_unsafe_policy.sh CASE
 set -u
 . "$(dirname "$0")/pol_lib.sh"
@@ -95,8 +96,13 @@ case $what in
     ;;
 esac
 
-it_check "$what: the session is refused"
+it_check "$what: the session is refused; the subject hears one line without the file"
 pol_session 'echo SANDBOX-RAN'
+pol_assert_policy_refused
+it_assert_out_lacks SANDBOX-RAN
+
+it_check "$what: root's bwsh is refused with the reason"
+pol_bwsh_as_root
 pol_assert_refused "$MSG"
 it_assert_out_lacks SANDBOX-RAN
 it_assert_err_has "bwsh: the sandbox policy cannot be used: "

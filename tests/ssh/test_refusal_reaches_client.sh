@@ -102,7 +102,7 @@ ssh_lkg_remove
 printf 'max_sessions = ;\n' >"$SSH_POLICY"
 client sftp "${CL[@]}" -b "$IT_TMP/batch" t
 # The subject hears one line; the file and line are the administrator's (#38).
-assert_refused_on_stderr "bwsh: the sandbox policy cannot be used (the administrator has the details)"
+assert_refused_on_stderr "bwsh: the sandbox policy cannot be used (the administrator has the details); no last good policy: refused"
 it_assert_err_lacks "$SSH_POLICY"
 rm -f "$IT_HOME/.config/bwsh/config.json"
 

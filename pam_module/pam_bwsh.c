@@ -71,6 +71,7 @@ typedef struct SessionRecord
   char *registry_id; /* the entry in BWSH_SESSIONS_DIR */
   char session_id[BWSH_SESSION_ID_LEN + 1]; /* BWSH_SESSION_ID, in every event of the session */
   int64_t start;     /* when it opened, for the duration at close */
+  int64_t home_epoch; /* the plan's, for the registry (plan.h) */
 } SessionRecord;
 
 typedef struct Ctx
@@ -442,6 +443,7 @@ register_session (const Ctx *c, const BwshIdentity *id, const BwshPolicy *pol, c
   e.uid = id->uid;
   e.start = rec->start;
   e.pid = getpid ();
+  e.home_epoch = rec->home_epoch;
   memcpy (e.plan_digest, rec->digest, sizeof e.plan_digest);
   memcpy (e.policy_digest, rec->policy_digest, sizeof e.policy_digest);
   if ((e.user = strdup (c->user)) == NULL || (e.service = strdup (or_dash (c->service))) == NULL
@@ -636,6 +638,7 @@ pam_sm_open_session (pam_handle_t *pamh, int flags, int argc, const char **argv)
   if (rec == NULL)
     return refuse (&c, -ENOMEM, NULL, "cannot record the session");
   bwsh_plan_digest (s->plan, rec->digest);
+  rec->home_epoch = s->plan->home_epoch;
   for (size_t i = 0; i < s->plan->n_mounts; i++)
     if (s->plan->mounts[i].verdict == BWSH_VERDICT_ACCEPTED)
       rec->mounts++;

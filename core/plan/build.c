@@ -84,6 +84,7 @@ bwsh_plan_build (const BwshIdentity *id, const BwshPolicy *pol, const BwshUserCo
     return -ENOMEM;
   c.p = p;
   p->uid = id->uid;
+  p->home_oldest = INT64_MAX;
   p->strict = pol->strict;
   /* A fresh user namespace that cannot make another one (nested user
    * namespaces were the way back to mount() and friends), plus every

@@ -186,6 +186,8 @@ const BwshPlanField bwsh_plan_fields[] = {
   ROW (start_dir, OTHER, false, "start_dir", "what it does is the working directory (chdir)"),
   ROW (state, OTHER, false, "state", IN_MOUNTS),
   ROW (home_read_only, BOOL, true, NULL, NOT_SHOWN " (a file transfer gets the home read-only at its top)"),
+  ROW (home_oldest, OTHER, false, NULL, RESOLUTION_INPUT " (the live sessions' home epoch); " NOT_SHOWN),
+  ROW (home_epoch, OTHER, false, NULL, "what the registry entry keeps for later logins; " NOT_SHOWN),
   ROW (rlimit_core, I64, true, "limits", NULL),
   ROW (rlimit_nproc, I64, true, "limits", NULL),
   ROW (rlimit_nofile, I64, true, "limits", NULL),

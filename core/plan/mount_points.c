@@ -47,7 +47,86 @@ state_fallback (BwshPlan *p, BwshMount *m, const char *why)
   m->kind = BWSH_MOUNT_TMPFS;
   m->size = p->tmp_tmpfs_size;
   p->state = "tmpfs";
+  /* Gone at logout, so a file transfer gets it read-only, as with
+   * state = "tmpfs" (bwsh_render_transfer_options()). */
+  p->home_read_only = true;
+  p->home_epoch = 0;
   return plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
+}
+
+int
+bwsh_plan_state_to_tmpfs (BwshPlan *p, const char *why)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    {
+      BwshMount *m = &p->mounts[i];
+      if (m->state && m->kind == BWSH_MOUNT_BIND && m->verdict == BWSH_VERDICT_ACCEPTED && m->src != NULL)
+        {
+          int r = state_fallback (p, m, why);
+          return r < 0 ? r : 1;
+        }
+    }
+  return 0;
+}
+
+/* When the real home's entry @fd appeared there, as far as the file system
+ * tells: its birth (statx), or its last change where the file system keeps
+ * no birth time.  A file renamed into the home keeps its birth time but its
+ * change time moves, and a file is what a swap turns into a host name
+ * (docs/security.md): for a file the later of the two. */
+static int64_t
+entry_born (int fd)
+{
+  struct statx stx;
+  int64_t born, changed;
+
+  if (statx (fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW, STATX_TYPE | STATX_BTIME | STATX_CTIME, &stx) < 0)
+    return INT64_MAX; /* unknown: as new as can be */
+  changed = (int64_t) stx.stx_ctime.tv_sec * 1000000000 + stx.stx_ctime.tv_nsec;
+  if ((stx.stx_mask & STATX_BTIME) == 0)
+    return changed;
+  born = (int64_t) stx.stx_btime.tv_sec * 1000000000 + stx.stx_btime.tv_nsec;
+  return S_ISDIR (stx.stx_mode) || changed < born ? born : changed;
+}
+
+/* An entry born less than this before the oldest live session's start
+ * counts as born after it: a file's times come from the kernel's coarse
+ * clock (a jiffy behind, 4 ms at HZ=250), and the start read from an
+ * entry's name is the process's, in clock ticks after boot. */
+#define HOME_EPOCH_SLACK_NS INT64_C (50000000)
+
+/* A real top-level entry that appeared after an older live session of the
+ * user started is no mount point in that session, which may swap the kept
+ * state's name for a symlink between this check and bwrap's mount, and
+ * bwrap would create the file through it, on the host.  Such an entry is
+ * not bound in this session; the state's entry shows, with a warning. */
+static int
+closure_skips (BwshPlan *p, BwshMount *m, bool *ret)
+{
+  int64_t born;
+
+  *ret = false;
+  if (m->kind == BWSH_MOUNT_SYMLINK || m->fd < 0)
+    return 0; /* a symlink is no mount point: bwrap makes it with symlink(), which follows nothing */
+  if (p->home_oldest == INT64_MAX)
+    return 0;
+#if BWSH_TEST_BUILD
+  /* tests/overlay's control: the swap this closes, shown without it. */
+  if (getenv ("BWSH_TEST_NO_HOME_CLOSURE") != NULL)
+    return 0;
+#endif
+  born = entry_born (m->fd);
+  if (born < p->home_oldest - HOME_EPOCH_SLACK_NS)
+    return 0;
+  *ret = true;
+  if (born < p->home_epoch)
+    p->home_epoch = born;
+  close (m->fd);
+  m->fd = -1;
+  return plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
+                      "appeared in your home after an older session of yours started, which could swap it while "
+                      "this one starts; the kept state's entry shows instead (log out of your older sessions to see "
+                      "it)");
 }
 
 /* The persistent state directory, resolved and checked again: it must be
@@ -61,6 +140,11 @@ plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMo
   char buf[BWSH_MESSAGE_MAX + 64];
   struct stat st;
 
+  /* Without the live sessions' epoch the closure cannot decide
+   * (plan_check_state_conflict()): not kept this time. */
+  if (p->home_oldest == BWSH_HOME_OLDEST_UNKNOWN)
+    return state_fallback (p, m, "the session registry cannot be read, so bwsh cannot tell what your other sessions "
+                                 "can change");
   if (m->create_dir)
     {
       BwshError e = { 0 };
@@ -121,14 +205,28 @@ plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
 {
   const char *name = strrchr (m->dest, '/') + 1;
   struct stat st, real;
+  bool skipped;
+  int r;
 
-  if (state_fd < 0 || fstatat (state_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+  if (state_fd < 0)
+    return 0;
+  r = closure_skips (p, m, &skipped);
+  if (r < 0 || skipped)
+    return r;
+  if (fstatat (state_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return 0;
   if (m->kind == BWSH_MOUNT_RO_BIND && !S_ISLNK (st.st_mode) && fstat (m->fd, &real) == 0
       && S_ISDIR (real.st_mode) == S_ISDIR (st.st_mode))
     return 0;
+  /* Left out: this session's state shows the name, and it may change it;
+   * later logins must leave the entry out too while this one lives. */
   if (m->fd >= 0)
-    close (m->fd);
+    {
+      int64_t born = entry_born (m->fd);
+      if (born < p->home_epoch)
+        p->home_epoch = born;
+      close (m->fd);
+    }
   m->fd = -1;
   if (m->kind == BWSH_MOUNT_SYMLINK && S_ISLNK (st.st_mode))
     {
@@ -541,6 +639,18 @@ walk_destination (BwshPlan *p, const DestTable *all, size_t i, BwshResolveMode m
   return NULL;
 }
 
+/* Whether the host directory @dir is the kept state's, at its top (@dir
+ * NULL: whether the session has a kept state). */
+static bool
+in_kept_state (const BwshPlan *p, const char *dir)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].state && p->mounts[i].kind == BWSH_MOUNT_BIND
+        && p->mounts[i].src != NULL && (dir == NULL || strcmp (p->mounts[i].src, dir) == 0))
+      return true;
+  return false;
+}
+
 /* bwrap looks every element of a destination up again, by name, when it
  * mounts, and follows what it finds: where another session of the user can
  * swap a directory for a symlink to /oldroot between bwsh's walk and
@@ -562,13 +672,27 @@ racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, si
       path = strndup (dest, end);
       if (path == NULL)
         return "out of memory";
+      /* A mount bwrap made at @path before: its mount point is that mount's
+       * (a real home entry over the kept state is one in every live session:
+       * the closure, plan_check_state_conflict()). */
+      if (mount_at (p, all, path, i) >= 0)
+        continue;
       racy = racy_parent (p, all, w, path, i);
       if (racy == NULL)
         continue;
       esc = bwsh_escape (racy, strlen (racy));
-      snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "
-                "a symlink while this one starts (skipped; mount it outside the read-write trees, e.g. at %s/%s, "
-                "and link to it from there)", esc != NULL ? esc : "?", p->home, strrchr (dest, '/') + 1);
+      if (strcmp (path, dest) == 0 && in_kept_state (p, racy))
+        /* Directly in the kept state: a real entry of that name is a mount
+         * point in every session (the closure), so the bind may go there. */
+        snprintf (buf, bufsz, "destination lies in %s, the kept state, where another session of yours can swap a "
+                  "directory for a symlink while this one starts (skipped; make %s in the real home, or mount it "
+                  "outside the home)", esc != NULL ? esc : "?", dest);
+      else
+        /* With a kept state, $HOME is a read-write tree too. */
+        snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "
+                  "a symlink while this one starts (skipped; mount it outside the read-write trees, e.g. at %s/%s, "
+                  "and link to it from there)", esc != NULL ? esc : "?", in_kept_state (p, NULL) ? "/mnt" : p->home,
+                  strrchr (dest, '/') + 1);
       return buf;
     }
   return NULL;

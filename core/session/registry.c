@@ -385,6 +385,18 @@ add_in (int fd, const char *place, const char *prefix, BwshSessionEntry *e, Bwsh
     }
   if (r < 0)
     return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
+  if (e->home_epoch > 0)
+    {
+      /* A kept state's closure reads it from here (registry_place.c). */
+      struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+                                { .tv_sec = e->home_epoch / 1000000000, .tv_nsec = e->home_epoch % 1000000000 } };
+      if (utimensat (fd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          r = -errno;
+          (void) unlinkat (fd, name, 0);
+          return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
+        }
+    }
   free (e->id);
   if (asprintf (&e->id, "%s%s", place, name) < 0)
     {
@@ -669,25 +681,43 @@ bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
   return bwsh_registry_list (dirfd, ret, err);
 }
 
-int
-bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+/* @uid's places only: the names, never another user's (#37).  No
+ * registry yet this boot: nobody has a session. */
+static int
+read_places (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, int64_t *ret_oldest,
+             BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
   int r = bwsh_registry_open (dir, &dirfd, err);
 
   if (r == -ENOENT)
     {
-      *ret_live = 0; /* no registry yet this boot: nobody has a session */
+      if (ret_live != NULL)
+        *ret_live = 0;
+      if (ret_oldest != NULL)
+        *ret_oldest = INT64_MAX;
       return 0;
     }
   if (r < 0)
     return r;
-  /* @uid's places only: the names, never another user's (#37). */
-  r = bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
+  r = ret_oldest != NULL ? bwsh_registry_oldest_at (dirfd, uid, ret_oldest)
+                         : bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
                            "cannot read the session registry: %s", strerror (-r));
   return 0;
+}
+
+int
+bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+{
+  return read_places (dir, uid, except_id, ret_live, NULL, err);
+}
+
+int
+bwsh_registry_oldest (const char *dir, uid_t uid, int64_t *ret_oldest, BwshError *err)
+{
+  return read_places (dir, uid, NULL, NULL, ret_oldest, err);
 }
 
 int

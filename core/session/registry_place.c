@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -298,12 +299,29 @@ dir_take (int *fdp, DIR **ret)
   return 0;
 }
 
+/* When the process that started at @start (clock ticks after boot, as in an
+ * entry's name) started, in ns since the epoch: a little early, never late
+ * (the tick rounds down). */
+static int64_t
+start_to_realtime (uint64_t start)
+{
+  struct timespec real, boot;
+  long hz = sysconf (_SC_CLK_TCK);
+
+  if (hz <= 0 || clock_gettime (CLOCK_REALTIME, &real) < 0 || clock_gettime (CLOCK_BOOTTIME, &boot) < 0)
+    return 0;
+  return ((int64_t) real.tv_sec - (int64_t) boot.tv_sec) * 1000000000 + ((int64_t) real.tv_nsec - boot.tv_nsec)
+         + (int64_t) (start / (uint64_t) hz) * 1000000000 + (int64_t) (start % (uint64_t) hz) * (1000000000 / hz);
+}
+
 /* Count the live entries of @uid in the directory *@fdp (taken): the names
  * @prefix PID-START-N (@prefix "": all of them), but @except; remove those
  * whose process is gone, where this process may.  In user/ itself
- * (@prefix "UID-") a file counts only when @uid owns it. */
+ * (@prefix "UID-") a file counts only when @uid owns it.  With @oldest, the
+ * earliest home epoch of them: its process's start (the name) or the
+ * entry's mtime (BwshSessionEntry.home_epoch), whichever is earlier. */
 static int
-count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live)
+count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live, int64_t *oldest)
 {
   _cleanup_closedir_ DIR *d = NULL;
   size_t plen = strlen (prefix);
@@ -327,7 +345,20 @@ count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *ex
                        || st.st_uid != uid))
         continue;
       if (name_alive (pid, start, by_user, uid))
-        (*live)++;
+        {
+          (*live)++;
+          if (oldest != NULL)
+            {
+              int64_t t = start_to_realtime (start);
+              if (fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                {
+                  int64_t m = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+                  t = m < t ? m : t;
+                }
+              if (t < *oldest)
+                *oldest = t;
+            }
+        }
       else
         (void) unlinkat (fd, de->d_name, 0); /* EACCES for a user in root's place: root's to remove */
     }
@@ -343,8 +374,8 @@ except_in (const char *except_id, const char *place)
   return except_id != NULL && strncmp (except_id, place, n) == 0 ? except_id + n : NULL;
 }
 
-int
-bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
+static int
+scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t *oldest)
 {
   _cleanup_close_ int rootfd = -1, partfd = -1, userfd = -1;
   char place[48];
@@ -356,7 +387,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
   if (r < 0 && r != -ENOENT)
     return r;
   snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_ROOT_PART, (unsigned) uid);
-  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live)) < 0)
+  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live, oldest)) < 0)
     return r;
   /* bwsh's own: in the user's place, or in user/ when it is squatted.
    * No user/ (root never made it): bwsh registered none. */
@@ -365,7 +396,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
       r = bwsh_registry_place_open_in (partfd, false, uid, false, &userfd);
       snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_USER_PART, (unsigned) uid);
       if (r >= 0)
-        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live);
+        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live, oldest);
       else if (r == -EEXIST || r == -ENOENT)
         {
           char prefix[16];
@@ -373,12 +404,31 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
           snprintf (place, sizeof place, "%s/", BWSH_REGISTRY_USER_PART);
           /* Squatted: user/UID-...; none yet: a squatter gone since may
            * have left some (user/ holds a name per user, not per session). */
-          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live);
+          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live, oldest);
         }
       if (r < 0)
         return r;
     }
   *ret_live = live;
+  return 0;
+}
+
+int
+bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
+{
+  return scan_at (dirfd, uid, except_id, ret_live, NULL);
+}
+
+int
+bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest)
+{
+  int64_t oldest = INT64_MAX;
+  size_t live = 0;
+  int r = scan_at (dirfd, uid, NULL, &live, &oldest);
+
+  if (r < 0)
+    return r;
+  *ret_oldest = oldest;
   return 0;
 }
 

@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -328,6 +329,53 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   bwsh_session_entry_clear (&e);
 }
 
+/* A kept state's closure (#38): the earliest home epoch of a uid's live
+ * entries, from names and mtimes only: none live gives INT64_MAX; a live
+ * entry gives its process's start, or the epoch written as its mtime when
+ * that is earlier; a gone process's entry counts for nothing. */
+static void
+test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch (void **state)
+{
+  BwshSessionEntry e = { .uid = 4245, .pid = getppid (), .start = 1 };
+  struct timespec now;
+  int64_t oldest = 0, t_now;
+  size_t live;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0); /* no registry */
+  assert_true (oldest == INT64_MAX);
+  assert_int_equal (clock_gettime (CLOCK_REALTIME, &now), 0);
+  t_now = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
+  e.user = strdup ("x");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  /* The parent's start: before now, after the boot. */
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (oldest < t_now && oldest > 0);
+  int64_t start = oldest;
+  /* A session that left out an entry born a day ago records that. */
+  e.home_epoch = t_now - INT64_C (86400000000000);
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (oldest == e.home_epoch);
+  /* A later epoch than the start changes nothing; another uid sees none. */
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (llabs (oldest - start) < 1000000); /* the boot's offset, read again */
+  assert_int_equal (bwsh_registry_oldest (sessions, 4246, &oldest, NULL), 0);
+  assert_true (oldest == INT64_MAX);
+  /* A process that is gone (its start no longer matches): not live. */
+  e.pid_start++;
+  e.home_epoch = 1;
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (llabs (oldest - start) < 1000000);
+  bwsh_session_entry_clear (&e);
+}
+
 /* Another user made user/UID first (a symlink, a directory of its own):
  * UID's bwsh still registers (in user/ itself, as UID-PID-START-N), and
  * max_sessions still counts that entry: a squatter neither refuses a
@@ -432,6 +480,7 @@ main (void)
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
     cmocka_unit_test (test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid),
     cmocka_unit_test (test_squatted_place_neither_refuses_nor_escapes_max_sessions),
+    cmocka_unit_test (test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch),
     cmocka_unit_test (test_lock_note_for_a_per_uid_registry_id_is_written_and_taken_once),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);

@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -105,14 +104,20 @@ static void
 sha256_final (Sha256 *s, unsigned char out[32])
 {
   uint64_t bits = s->len * 8;
-  unsigned char pad = 0x80, zero = 0, lenbuf[8];
 
-  sha256_update (s, &pad, 1);
-  while (s->n != 56)
-    sha256_update (s, &zero, 1);
+  /* 0x80, zeros up to 56 bytes in the block (in a second block when
+   * fewer than 9 bytes are left), the length in bits, big-endian. */
+  s->buf[s->n++] = 0x80;
+  if (s->n > 56)
+    {
+      memset (s->buf + s->n, 0, 64 - s->n);
+      sha256_block (s, s->buf);
+      s->n = 0;
+    }
+  memset (s->buf + s->n, 0, 56 - s->n);
   for (int i = 0; i < 8; i++)
-    lenbuf[i] = (unsigned char) (bits >> (56 - 8 * i));
-  sha256_update (s, lenbuf, 8);
+    s->buf[56 + i] = (unsigned char) (bits >> (56 - 8 * i));
+  sha256_block (s, s->buf);
   for (int i = 0; i < 8; i++)
     {
       out[4 * i] = (unsigned char) (s->h[i] >> 24);
@@ -129,6 +134,43 @@ field (Sha256 *s, const char *v)
   sha256_update (s, v != NULL ? v : "", v != NULL ? strlen (v) + 1 : 1);
 }
 
+/* What snprintf's "%" PRIu64 and "%" PRId64 write, without its cost at
+ * every number of every login (#37): the digests stay the same. */
+static char *
+format_u64 (char num[24], uint64_t v)
+{
+  char *p = num + 23;
+
+  *p = '\0';
+  do
+    *--p = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  return p;
+}
+
+static char *
+format_i64 (char num[24], int64_t v)
+{
+  char *p = format_u64 (num, v < 0 ? -(uint64_t) v : (uint64_t) v);
+
+  if (v < 0)
+    *--p = '-';
+  return p;
+}
+
+static void
+to_hex (const unsigned char out[32], char ret_hex[65])
+{
+  static const char digits[] = "0123456789abcdef";
+
+  for (int i = 0; i < 32; i++)
+    {
+      ret_hex[2 * i] = digits[out[i] >> 4];
+      ret_hex[2 * i + 1] = digits[out[i] & 0xf];
+    }
+  ret_hex[64] = '\0';
+}
+
 void
 bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
 {
@@ -138,8 +180,7 @@ bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
   sha256_init (&s);
   sha256_update (&s, data, len);
   sha256_final (&s, out);
-  for (int i = 0; i < 32; i++)
-    snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
+  to_hex (out, ret_hex);
 }
 
 /* ------------------------------------------------ the plan's fields */
@@ -230,7 +271,8 @@ typedef const char *CString;
 static void
 plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
 {
-  char num[64];
+  char num[24];
+  const char *v;
 
   field (s, f->name);
   switch (f->kind)
@@ -242,16 +284,16 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
       field (s, *AT (p, f, bool) ? "1" : "0");
       return;
     case BWSH_PLAN_FIELD_INT:
-      snprintf (num, sizeof num, "%d", *AT (p, f, int));
+      v = format_i64 (num, *AT (p, f, int));
       break;
     case BWSH_PLAN_FIELD_UNSIGNED:
-      snprintf (num, sizeof num, "%u", *AT (p, f, unsigned));
+      v = format_u64 (num, *AT (p, f, unsigned));
       break;
     case BWSH_PLAN_FIELD_U64:
-      snprintf (num, sizeof num, "%" PRIu64, *AT (p, f, uint64_t));
+      v = format_u64 (num, *AT (p, f, uint64_t));
       break;
     case BWSH_PLAN_FIELD_I64:
-      snprintf (num, sizeof num, "%" PRId64, *AT (p, f, int64_t));
+      v = format_i64 (num, *AT (p, f, int64_t));
       break;
     case BWSH_PLAN_FIELD_MOUNTS:
       for (size_t i = 0; i < p->n_mounts; i++)
@@ -261,8 +303,7 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
           field (s, bwsh_verdict_to_string (m->verdict));
           field (s, m->src);
           field (s, m->dest);
-          snprintf (num, sizeof num, "%" PRIu64, m->size);
-          field (s, num);
+          field (s, format_u64 (num, m->size));
         }
       return;
     case BWSH_PLAN_FIELD_ENV:
@@ -282,7 +323,7 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
     default:
       return;
     }
-  field (s, num);
+  field (s, v);
 }
 
 /* Each row of bwsh_plan_fields the digest covers, by its name and value. */
@@ -298,6 +339,5 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
     if (bwsh_plan_fields[i].digest)
       plan_field (&s, p, &bwsh_plan_fields[i]);
   sha256_final (&s, out);
-  for (int i = 0; i < 32; i++)
-    snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
+  to_hex (out, ret_hex);
 }

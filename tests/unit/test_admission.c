@@ -309,9 +309,26 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
   assert_false (held);
   e.pid_start--;
+  /* The entry of a gone process alone holds nothing (the lookup skips it
+   * without reading the chain), and beside the parent's changes nothing. */
+  {
+    pid_t gone = fork ();
+    int status;
+    if (gone == 0)
+      _exit (0);
+    assert_true (gone > 0);
+    assert_int_equal (waitpid (gone, &status, 0), gone);
+    snprintf (path, sizeof path, "%s/uid/4243/%d-1-0", sessions, (int) gone);
+    assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0); /* in the place the reused pid's entry made */
+    assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+    assert_false (held);
+  }
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  if (access (path, F_OK) != 0) /* the registration's count removed it */
+    assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
   assert_true (held);
+  assert_int_equal (unlink (path), 0);
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4244, getpid (), &held, NULL), 0);
   assert_false (held);
   /* The same name in the users' part: bwsh's own entry, no PAM session. */

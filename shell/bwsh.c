@@ -146,11 +146,11 @@ usage_error (const char *what, const char *arg)
  * bwsh's, which becomes bwrap's at the exec, so the entry lives as long as
  * the sandbox. */
 static void
-register_session (const BwshSession *s, const char *digest)
+register_session (const BwshSession *s, const char *digest, bool stdin_tty)
 {
   BwshSessionEntry e = { 0 };
   BwshError err = { 0 };
-  const char *tty = ttyname (STDIN_FILENO);
+  const char *tty = stdin_tty ? ttyname (STDIN_FILENO) : NULL;
   size_t live = 0;
   int r;
 
@@ -246,6 +246,7 @@ main (int argc, char **argv)
   BwshRecording recording = BWSH_RECORDING_OFF;
   char digest[65];
   const char *announced;
+  bool stdin_tty;
   int r;
 
   /* Nothing the caller left open may reach the sandbox: an inherited
@@ -343,7 +344,8 @@ main (int argc, char **argv)
    * one that fails before it starts bwrap, in the launch. */
   /* Every session with a terminal, a command on a pty too: tlog-rec
    * records what stdin or stdout is a terminal for. */
-  r = bwsh_recording_decide (s->plan, isatty (STDIN_FILENO) || isatty (STDOUT_FILENO), &recording, &err);
+  stdin_tty = isatty (STDIN_FILENO);
+  r = bwsh_recording_decide (s->plan, stdin_tty || isatty (STDOUT_FILENO), &recording, &err);
   if (r < 0)
     die_error (&err);
   if (recording == BWSH_RECORDING_ON)
@@ -355,7 +357,7 @@ main (int argc, char **argv)
    * upload, whose client shows it with the failure (issue 38). */
   {
     _cleanup_free_ char *notice = NULL;
-    if (bwsh_home_notice (s->plan, &cmd, isatty (STDIN_FILENO) && isatty (STDERR_FILENO), &notice) == 0
+    if (bwsh_home_notice (s->plan, &cmd, stdin_tty && isatty (STDERR_FILENO), &notice) == 0
         && notice != NULL)
       fprintf (stderr, "bwsh: %s\n", notice);
   }
@@ -365,7 +367,7 @@ main (int argc, char **argv)
    * errors on the terminal, and the shell's exit status in pam_bwsh's
    * status file (a watched launch copies it there: shell/guard.c). */
   if (!s->admission->registered)
-    register_session (s, digest);
+    register_session (s, digest, stdin_tty);
   else
     /* pam_bwsh's file for the exit status, if it made one: bwrap writes
      * it, no process of bwsh's waits for the session (audit.h). */

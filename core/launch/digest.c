@@ -42,6 +42,18 @@ ror (uint32_t x, unsigned n)
   return (x >> n) | (x << (32 - n));
 }
 
+/* One round with the eight working variables named in place, so that no
+ * round moves them: the compiler keeps them in registers (#37). */
+#define SHA256_ROUND(a, b, c, d, e, f, g, h, i)                                                    \
+  do                                                                                               \
+    {                                                                                              \
+      uint32_t t1 = h + (ror (e, 6) ^ ror (e, 11) ^ ror (e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]; \
+      uint32_t t2 = (ror (a, 2) ^ ror (a, 13) ^ ror (a, 22)) + ((a & b) ^ (a & c) ^ (b & c));     \
+      d += t1;                                                                                     \
+      h = t1 + t2;                                                                                 \
+    }                                                                                              \
+  while (0)
+
 static void
 sha256_block (Sha256 *s, const unsigned char *b)
 {
@@ -58,12 +70,16 @@ sha256_block (Sha256 *s, const unsigned char *b)
     }
   a = s->h[0], bb = s->h[1], c = s->h[2], d = s->h[3];
   e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-  for (int i = 0; i < 64; i++)
+  for (int i = 0; i < 64; i += 8)
     {
-      uint32_t t1 = h + (ror (e, 6) ^ ror (e, 11) ^ ror (e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-      uint32_t t2 = (ror (a, 2) ^ ror (a, 13) ^ ror (a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
-      h = g, g = f, f = e, e = d + t1;
-      d = c, c = bb, bb = a, a = t1 + t2;
+      SHA256_ROUND (a, bb, c, d, e, f, g, h, i);
+      SHA256_ROUND (h, a, bb, c, d, e, f, g, i + 1);
+      SHA256_ROUND (g, h, a, bb, c, d, e, f, i + 2);
+      SHA256_ROUND (f, g, h, a, bb, c, d, e, i + 3);
+      SHA256_ROUND (e, f, g, h, a, bb, c, d, i + 4);
+      SHA256_ROUND (d, e, f, g, h, a, bb, c, i + 5);
+      SHA256_ROUND (c, d, e, f, g, h, a, bb, i + 6);
+      SHA256_ROUND (bb, c, d, e, f, g, h, a, i + 7);
     }
   s->h[0] += a, s->h[1] += bb, s->h[2] += c, s->h[3] += d;
   s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
@@ -87,6 +103,13 @@ sha256_update (Sha256 *s, const void *data, size_t len)
   s->len += len;
   while (len > 0)
     {
+      if (s->n == 0 && len >= 64)
+        {
+          sha256_block (s, p);
+          p += 64;
+          len -= 64;
+          continue;
+        }
       size_t k = 64 - s->n < len ? 64 - s->n : len;
       memcpy (s->buf + s->n, p, k);
       s->n += k;

@@ -571,9 +571,15 @@ walk_under_home (const char *home, const char *path, bool create, bool *ret_miss
 
       if (strcmp (elem, ".") == 0 || strcmp (elem, "..") == 0)
         return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "cannot create %s: \".\" or \"..\" in the path", path);
-      if (create && mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
-        return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
+      /* Made only when missing: one openat() for an element that is there
+       * (every login but the first), not a mkdirat() first (#37). */
       nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (nfd < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
+            return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
+          nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
       if (nfd < 0)
         {
           int e = errno;

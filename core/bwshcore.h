@@ -51,5 +51,6 @@
 #include "lkg.h"
 #include "lockgroups.h"
 #include "registry.h"
+#include "registry_json.h"
 #include "registry_place.h"
 #include "session.h"

@@ -46,6 +46,7 @@
 #include "identity.h"
 #include "procstat.h"
 #include "registry.h"
+#include "registry_json.h"
 #include "registry_place.h"
 #include "safeopen.h"
 

@@ -40,10 +40,6 @@ typedef struct BwshSessionList
 } BwshSessionList;
 
 void bwsh_session_entry_clear (BwshSessionEntry *e);
-/* @e as the registry's JSON (registry_json.c): what jansson's json_dumps
- * with JSON_SORT_KEYS | JSON_COMPACT writes.  -ENOMEM, as json_pack() says
- * it, for a string that is missing or not UTF-8. */
-int bwsh_session_entry_json (const BwshSessionEntry *e, char **ret);
 void bwsh_session_list_clear (BwshSessionList *l);
 
 /* The registry directory, made root-owned 0755 if missing (by root; for

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
+#include "registry_json.h"
 
 /* Whether @s is UTF-8 as jansson takes it (utf8_check_string()): no
  * overlong form, no surrogate, nothing above U+10FFFF. */

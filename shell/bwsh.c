@@ -228,6 +228,7 @@ main (int argc, char **argv)
   BwshRecording recording = BWSH_RECORDING_OFF;
   char digest[65];
   const char *announced;
+  bool stdin_tty;
   int r;
 
   /* Nothing the caller left open may reach the sandbox: an inherited
@@ -325,7 +326,8 @@ main (int argc, char **argv)
    * one that fails before it starts bwrap, in the launch. */
   /* Every session with a terminal, a command on a pty too: tlog-rec
    * records what stdin or stdout is a terminal for. */
-  r = bwsh_recording_decide (s->plan, isatty (STDIN_FILENO) || isatty (STDOUT_FILENO), &recording, &err);
+  stdin_tty = isatty (STDIN_FILENO);
+  r = bwsh_recording_decide (s->plan, stdin_tty || isatty (STDOUT_FILENO), &recording, &err);
   if (r < 0)
     die_error (&err);
   if (recording == BWSH_RECORDING_ON)
@@ -359,7 +361,7 @@ main (int argc, char **argv)
    * upload, whose client shows it with the failure (issue 38). */
   {
     _cleanup_free_ char *notice = NULL;
-    if (bwsh_home_notice (s->plan, &cmd, isatty (STDIN_FILENO) && isatty (STDERR_FILENO), &notice) == 0
+    if (bwsh_home_notice (s->plan, &cmd, stdin_tty && isatty (STDERR_FILENO), &notice) == 0
         && notice != NULL)
       fprintf (stderr, "bwsh: %s\n", notice);
   }

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,13 +56,18 @@ bwsh_root_dir_open (const char *path, mode_t mode, bool make, int *ret_fd, BwshE
   _cleanup_free_ char *parent = strdup (path);
   _cleanup_close_ int fd = -1;
   struct stat st;
+  bool create;
   char *slash;
 
   if (parent == NULL)
     return -ENOMEM;
   slash = strrchr (parent, '/');
   make = make && geteuid () == 0;
-  if (slash != NULL && slash != parent && make)
+  /* Made only when missing: where it is (every login but the first of a
+   * boot) one open() instead of a mkdir() per element (#37). */
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  create = make && fd < 0 && errno == ENOENT;
+  if (slash != NULL && slash != parent && create)
     {
       /* Missing ancestors (a test prefix's run/) get the usual 0755. */
       *slash = '\0';
@@ -75,9 +81,10 @@ bwsh_root_dir_open (const char *path, mode_t mode, bool make, int *ret_fd, BwshE
       if (mkdir (parent, 0755) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
     }
-  if (make && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
+  if (create && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
-  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
   if (fstat (fd, &st) < 0)
@@ -413,6 +420,12 @@ scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t 
   return 0;
 }
 
+typedef struct
+{
+  pid_t pid;
+  uint64_t start;
+} PlaceName;
+
 int
 bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
 {
@@ -433,26 +446,52 @@ bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest)
 }
 
 int
-bwsh_registry_place_holds (int *placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret)
+bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
 {
   _cleanup_closedir_ DIR *d = NULL;
+  _cleanup_free_ PlaceName *names = NULL;
+  size_t n = 0, cap = 0;
   struct dirent *de;
   int r = dir_take (placefd, &d);
 
   *ret = false;
   if (r < 0)
     return r;
-  while ((de = readdir (d)) != NULL && !*ret)
+  while ((de = readdir (d)) != NULL)
     {
-      uint64_t start;
-      pid_t pid;
+      PlaceName e;
 
-      if (de->d_name[0] == '.' || bwsh_registry_name_parse (de->d_name, &pid, &start) < 0)
+      if (de->d_name[0] == '.' || bwsh_registry_name_parse (de->d_name, &e.pid, &e.start) < 0 || e.pid <= 0)
         continue;
-      /* The chain was read from /proc now: a match is a live entry. */
-      for (size_t k = 0; k < n; k++)
-        if (pids[k] == pid && starts[k] == start)
-          *ret = true;
+      /* The entry of a process that is gone names no ancestor: one kill (0)
+       * instead of the chain's reads from /proc (#37).  Anything but ESRCH
+       * (EPERM: another user's) leaves it to the chain. */
+      if (kill (e.pid, 0) < 0 && errno == ESRCH)
+        continue;
+      if (n == cap)
+        {
+          PlaceName *v = reallocarray (names, cap = cap > 0 ? 2 * cap : 8, sizeof *v);
+          if (v == NULL)
+            return -ENOMEM;
+          names = v;
+        }
+      names[n++] = e;
+    }
+  /* The chain is read from /proc now: a match is a live entry. */
+  for (size_t k = 0; n > 0 && pid > 1 && k < depth; k++)
+    {
+      pid_t parent;
+      uint64_t start;
+
+      if (bwsh_pid_parent_start (pid, &parent, &start) < 0)
+        break;
+      for (size_t i = 0; i < n; i++)
+        if (names[i].pid == pid && names[i].start == start)
+          {
+            *ret = true;
+            return 0;
+          }
+      pid = parent;
     }
   return 0;
 }

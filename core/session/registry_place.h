@@ -47,9 +47,11 @@ int bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t 
  * whichever is earlier; INT64_MAX when none is live.  Names and inodes
  * only, no entry's JSON: a kept state's closure asks it at every login. */
 int bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest);
-/* Whether the place *@placefd (taken) names one of the @n processes @pids
- * started at @starts (read from /proc by the caller: a match is live). */
-int bwsh_registry_place_holds (int *placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret);
+/* Whether the place *@placefd (taken) names @pid or one of its ancestors,
+ * @depth processes at most, with the start time /proc gives now (a match is
+ * live).  The chain is read only when the place names a process that
+ * exists. */
+int bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret);
 /* After root removed the entry @id ("uid/UID/..."): UID's entries whose
  * process is gone go too (pam_bwsh's close). */
 void bwsh_registry_sweep (int dirfd, const char *id);

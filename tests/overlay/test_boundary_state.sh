@@ -59,6 +59,23 @@ state_reset()
 
 ssh_listing() { find "$H/.ssh" -printf '%P %y %m\n' | LC_ALL=C sort; }
 
+# bd_home_restore makes every entry of the real home new, and the kept
+# state's closure leaves out an entry born after a live session of the user
+# started: the next login must come after the last one's session has ended
+# (sshd closes it after the client has its exit status), not only after
+# its client returned.
+wait_sessions_ended()
+{
+  local n=
+  for _ in $(seq 100); do
+    n=$("$BWSHCTL" sessions --json 2>/dev/null | python3 -c 'import json, sys
+print(sum(1 for s in json.load(sys.stdin) if s["user"] == sys.argv[1]))' "$IT_USER" 2>/dev/null)
+    [ "$n" = 0 ] && return 0
+    sleep 0.1
+  done
+  it_fail "sessions of $IT_USER still live 10 s after their logins returned: ${n:-?}"
+}
+
 # plant_case NAME PLANT CONTROL WHAT
 #   PLANT    the command run inside
 #   CONTROL  "creates PATH" or "fails", for the naive wrapper
@@ -100,6 +117,7 @@ plant_case()
   rm -rf "${VT:?}"/*
   bd_home_restore
   state_reset
+  wait_sessions_ended
 }
 
 it_check "the first login makes the state; no warning on a clean state"

@@ -200,6 +200,7 @@ for _ in $(seq 100); do
   sleep 0.1
 done
 it_assert_rc 0
+# shellcheck disable=SC2088 # a label, not a path
 it_assert_eq from-the-administrator "$IT_OUT" "~/$LATE in the next login"
 it_assert_err_lacks "older session"
 it_assert_absent "$VT/$LATE"

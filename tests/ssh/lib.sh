@@ -283,7 +283,7 @@ ssh_in_ns()
 ssh_mark()
 {
   touch "$IT_TMP/mark"
-  ls -A "$IT_HOME" >"$IT_TMP/mark.names"
+  find "$IT_HOME" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort >"$IT_TMP/mark.names"
   sleep 0.02
 }
 
@@ -300,7 +300,8 @@ ssh_assert_confined()
     -print 2>/dev/null)
   [ -z "$found" ] || it_fail "written outside the project dir and the kept state, in the home: $found"
   if [ -f "$IT_TMP/mark.names" ]; then
-    found=$(ls -A "$IT_HOME" | diff "$IT_TMP/mark.names" - | grep '^[<>]' | grep -vxF '> .local')
+    found=$(find "$IT_HOME" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | diff "$IT_TMP/mark.names" - \
+      | grep '^[<>]' | grep -vxF '> .local')
     [ -z "$found" ] || it_fail "names of the real home changed: $found"
   fi
   # Every test build's PREFIX/run is that build's /run, where bwsh keeps its

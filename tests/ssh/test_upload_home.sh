@@ -42,6 +42,7 @@ it_assert_eq note "$IT_OUT" "written and read back in one session"
 next_login .cache/note
 it_assert_eq note "$IT_OUT" "the state at the next login"
 next_login kept.txt
+# shellcheck disable=SC2088 # a label, not a path
 it_assert_eq kept "$IT_OUT" "~/kept.txt at the next login"
 
 for proto in sftp scp; do

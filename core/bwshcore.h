@@ -54,5 +54,6 @@
 #include "lockgroups.h"
 #include "registration.h"
 #include "registry.h"
+#include "registry_json.h"
 #include "registry_place.h"
 #include "session.h"

@@ -146,7 +146,7 @@ usage_error (const char *what, const char *arg)
  * it and max_sessions counts it: exactly one entry per session.  Its pid is
  * bwsh's, which becomes bwrap's at the exec, so the entry lives as long as
  * the sandbox. */
-static void
+static int
 register_session (const BwshSession *s, const char *digest)
 {
   BwshError err = { 0 };
@@ -167,6 +167,7 @@ register_session (const BwshSession *s, const char *digest)
     }
   if (r < 0)
     syslog (LOG_AUTHPRIV | LOG_WARNING, "session of %s not registered: %s", s->id->name, err.message);
+  return r;
 }
 
 /* The policy cannot be read: at crit in the journal, with the file and
@@ -227,6 +228,7 @@ main (int argc, char **argv)
   BwshRecording recording = BWSH_RECORDING_OFF;
   char digest[65];
   const char *announced;
+  bool stdin_tty;
   int r;
 
   /* Nothing the caller left open may reach the sandbox: an inherited
@@ -324,7 +326,8 @@ main (int argc, char **argv)
    * one that fails before it starts bwrap, in the launch. */
   /* Every session with a terminal, a command on a pty too: tlog-rec
    * records what stdin or stdout is a terminal for. */
-  r = bwsh_recording_decide (s->plan, isatty (STDIN_FILENO) || isatty (STDOUT_FILENO), &recording, &err);
+  stdin_tty = isatty (STDIN_FILENO);
+  r = bwsh_recording_decide (s->plan, stdin_tty || isatty (STDOUT_FILENO), &recording, &err);
   if (r < 0)
     die_error (&err);
   if (recording == BWSH_RECORDING_ON)
@@ -332,25 +335,36 @@ main (int argc, char **argv)
       cmd.recorder = bwsh_tlog_rec_path ();
       cmd.term = plan_term (s->plan);
     }
-  /* Where work is kept, once: at an interactive login, and before an
-   * upload, whose client shows it with the failure (issue 38). */
-  {
-    _cleanup_free_ char *notice = NULL;
-    if (bwsh_home_notice (s->plan, &cmd, isatty (STDIN_FILENO) && isatty (STDERR_FILENO), &notice) == 0
-        && notice != NULL)
-      fprintf (stderr, "bwsh: %s\n", notice);
-  }
   /* Without pam_bwsh's registration nobody else records the session; with
    * it, bwsh records what the session runs (announce()).  What bwrap does
    * after the exec no longer passes through bwsh: bwrap reports its own
    * errors on the terminal, and the shell's exit status in pam_bwsh's
-   * status file (a watched launch copies it there: shell/guard.c). */
+   * status file (a watched launch copies it there: shell/guard.c).  A
+   * kept state needs the registration: later logins read from it what
+   * this session can change in the state (plan.h, home_epoch); unregistered,
+   * the state is a tmpfs this time. */
   if (!s->admission->registered)
-    register_session (s, digest);
+    {
+      if (register_session (s, digest) < 0
+          && bwsh_plan_state_to_tmpfs (s->plan, "this session cannot be registered, and a kept state needs it") > 0)
+        {
+          if (!bwsh_command_is_file_transfer (&cmd))
+            fprintf (stderr, "bwsh: warning: %s\n", s->plan->diag.lines[s->plan->diag.n - 1]);
+          bwsh_plan_digest (s->plan, digest);
+        }
+    }
   else
     /* pam_bwsh's file for the exit status, if it made one: bwrap writes
      * it, no process of bwsh's waits for the session (audit.h). */
     (void) bwsh_status_file_open (NULL, getenv ("BWSH_SESSION_ID"), s->id->uid, &cmd.status_fd);
+  /* Where work is kept, once: at an interactive login, and before an
+   * upload, whose client shows it with the failure (issue 38). */
+  {
+    _cleanup_free_ char *notice = NULL;
+    if (bwsh_home_notice (s->plan, &cmd, stdin_tty && isatty (STDERR_FILENO), &notice) == 0
+        && notice != NULL)
+      fprintf (stderr, "bwsh: %s\n", notice);
+  }
   session = s;
   session_digest = digest;
   if (announced != NULL && strcmp (announced, digest) != 0)

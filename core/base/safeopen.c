@@ -280,21 +280,15 @@ check_root (int dirfd, const char *resolved, const char *path, BwshOwnerRule rul
   return 0;
 }
 
-int
-bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err)
+/* The walk of bwsh_check_path_trusted() down @resolved (written to while
+ * it walks, restored after).  With @ret_parent, a trusted path's directory
+ * is returned there, held. */
+static int
+walk_trusted (char *resolved, const char *path, BwshOwnerRule rule, uid_t uid, int *ret_parent, BwshError *err)
 {
-  _cleanup_free_ char *resolved = NULL;
   _cleanup_close_ int dirfd = -1;
   char *p, *next;
   int r;
-
-  resolved = realpath (path, NULL);
-  if (resolved == NULL)
-    {
-      if (errno == ENOENT)
-        return -ENOENT;
-      return bwsh_error_set (err, -errno, path, 0, 0, "cannot resolve: %s", strerror (errno));
-    }
 
   dirfd = open ("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (dirfd < 0)
@@ -339,6 +333,8 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
             return bwsh_error_set (err, -EPERM, path, 0, 0,
                                    "is group- or world-writable (mode %04o, refused)",
                                    (unsigned) (st.st_mode & 07777));
+          if (ret_parent != NULL)
+            *ret_parent = steal_fd (&dirfd);
           return 0;
         }
 
@@ -362,6 +358,129 @@ bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshEr
       close (dirfd);
       dirfd = steal_fd (&fd);
     }
+}
+
+/* Absolute, without "." or ".." elements, "//" or a trailing "/": such a
+ * path whose elements are none of them a symlink is its own realpath(). */
+static bool
+is_plain_path (const char *path)
+{
+  if (path[0] != '/' || path[1] == '\0')
+    return false;
+  for (const char *p = path; *p != '\0'; p++)
+    if (*p == '/'
+        && (p[1] == '/' || p[1] == '\0'
+            || (p[1] == '.' && (p[2] == '/' || p[2] == '\0' || (p[2] == '.' && (p[3] == '/' || p[3] == '\0'))))))
+      return false;
+  return true;
+}
+
+void
+bwsh_trusted_dir_clear (BwshTrustedDir *memo)
+{
+  if (memo == NULL)
+    return;
+  free (memo->path);
+  if (memo->fd >= 0)
+    close (memo->fd);
+  *memo = (BwshTrustedDir) BWSH_TRUSTED_DIR_INIT;
+}
+
+/* @path in the directory @memo holds, checked as the walk checks its last
+ * element: 0 trusted, -ENOENT missing, 1 for anything else (the full check
+ * decides, and words its refusal). */
+static int
+check_in_trusted_dir (const BwshTrustedDir *memo, const char *path, BwshOwnerRule rule, uid_t uid)
+{
+  _cleanup_close_ int fd = -1;
+  const char *name;
+  struct stat st;
+  size_t n;
+
+  if (memo == NULL || memo->fd < 0 || memo->rule != rule || memo->uid != uid || !is_plain_path (path))
+    return 1;
+  n = strcmp (memo->path, "/") == 0 ? 0 : strlen (memo->path);
+  if (strncmp (path, memo->path, n) != 0 || path[n] != '/' || strchr (path + n + 1, '/') != NULL)
+    return 1;
+  name = path + n + 1;
+  fd = openat (memo->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    return errno == ENOENT ? -ENOENT : 1;
+  if (fstat (fd, &st) < 0 || S_ISLNK (st.st_mode) || !owner_ok (&st, rule, uid)
+      || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return 1;
+  return 0;
+}
+
+/* @resolved is trusted and @parent_fd holds its directory: keep both. */
+static void
+remember_trusted_dir (BwshTrustedDir *memo, const char *resolved, int *parent_fd, BwshOwnerRule rule, uid_t uid)
+{
+  const char *slash = strrchr (resolved, '/');
+  char *dir;
+
+  if (memo == NULL || *parent_fd < 0 || slash == NULL)
+    return;
+  dir = slash == resolved ? strdup ("/") : strndup (resolved, (size_t) (slash - resolved));
+  if (dir == NULL)
+    return; /* no memo: every check walks, still correct */
+  bwsh_trusted_dir_clear (memo);
+  memo->path = dir;
+  memo->fd = steal_fd (parent_fd);
+  memo->rule = rule;
+  memo->uid = uid;
+}
+
+int
+bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err)
+{
+  return bwsh_check_path_trusted_in (path, rule, uid, NULL, err);
+}
+
+int
+bwsh_check_path_trusted_in (const char *path, BwshOwnerRule rule, uid_t uid, BwshTrustedDir *memo, BwshError *err)
+{
+  _cleanup_free_ char *resolved = NULL;
+  _cleanup_close_ int parent = -1;
+  int r;
+
+  /* A file of a directory checked already (the policy's conf.d, its
+   * drop-ins): only its own element is left to check (#37). */
+  r = path != NULL ? check_in_trusted_dir (memo, path, rule, uid) : 1;
+  if (r <= 0)
+    return r;
+  /* A plain path is walked as it is first, which is what the walk of its
+   * realpath() would do when none of its elements is a symlink, without
+   * realpath()'s readlink() of every element (#37).  Only a clean verdict
+   * counts there: trusted, or an element missing below real, trusted
+   * directories (realpath() says ENOENT for that too).  Anything else (a
+   * symlink on the way, a refusal) is decided again by the walk of the
+   * realpath(), so that every refusal and its words stay what they were. */
+  if (path != NULL && is_plain_path (path))
+    {
+      resolved = strdup (path);
+      if (resolved == NULL)
+        return -ENOMEM;
+      r = walk_trusted (resolved, path, rule, uid, memo != NULL ? &parent : NULL, NULL);
+      if (r == 0)
+        remember_trusted_dir (memo, resolved, &parent, rule, uid);
+      if (r == 0 || r == -ENOENT)
+        return r;
+      free (resolved);
+      resolved = NULL;
+    }
+
+  resolved = realpath (path, NULL);
+  if (resolved == NULL)
+    {
+      if (errno == ENOENT)
+        return -ENOENT;
+      return bwsh_error_set (err, -errno, path, 0, 0, "cannot resolve: %s", strerror (errno));
+    }
+  r = walk_trusted (resolved, path, rule, uid, memo != NULL ? &parent : NULL, err);
+  if (r == 0)
+    remember_trusted_dir (memo, resolved, &parent, rule, uid);
+  return r;
 }
 
 static bool
@@ -464,9 +583,15 @@ walk_under_home (const char *home, const char *path, bool create, bool *ret_miss
 
       if (strcmp (elem, ".") == 0 || strcmp (elem, "..") == 0)
         return bwsh_error_set (err, -EINVAL, NULL, 0, 0, "cannot create %s: \".\" or \"..\" in the path", path);
-      if (create && mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
-        return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
+      /* Made only when missing: one openat() for an element that is there
+       * (every login but the first), not a mkdirat() first (#37). */
       nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (nfd < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (fd, elem, 0700) < 0 && errno != EEXIST)
+            return bwsh_error_set (err, -errno, NULL, 0, 0, "cannot create %s: %s", path, strerror (errno));
+          nfd = openat (fd, elem, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
       if (nfd < 0)
         {
           int e = errno;

@@ -35,6 +35,23 @@ bool bwsh_writable_by_others (const struct stat *st, uid_t uid);
  * OpenSSH's safe_path() does. */
 int bwsh_check_path_trusted (const char *path, BwshOwnerRule rule, uid_t uid, BwshError *err);
 
+/* The directory of the last path bwsh_check_path_trusted_in() found
+ * trusted, held open: a later path in it (the policy's conf.d, a drop-in
+ * beside another) has only its own element left to check, from that
+ * directory, the way the walk checks its last element.  One memo serves
+ * one loader; bwsh_trusted_dir_clear() closes it. */
+typedef struct BwshTrustedDir
+{
+  char *path;
+  int fd;
+  BwshOwnerRule rule;
+  uid_t uid;
+} BwshTrustedDir;
+#define BWSH_TRUSTED_DIR_INIT { .path = NULL, .fd = -1 }
+int bwsh_check_path_trusted_in (const char *path, BwshOwnerRule rule, uid_t uid, BwshTrustedDir *memo,
+                                BwshError *err);
+void bwsh_trusted_dir_clear (BwshTrustedDir *memo);
+
 /* For bwshctl run inside a sandbox, and for nothing that decides: when
  * this process's user namespace does not map uid 0 (bwsh's sandbox maps
  * only the user), root's files show as the overflow uid (nobody) and "/"

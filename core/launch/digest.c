@@ -7,7 +7,6 @@
  */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -43,6 +42,18 @@ ror (uint32_t x, unsigned n)
   return (x >> n) | (x << (32 - n));
 }
 
+/* One round with the eight working variables named in place, so that no
+ * round moves them: the compiler keeps them in registers (#37). */
+#define SHA256_ROUND(a, b, c, d, e, f, g, h, i)                                                    \
+  do                                                                                               \
+    {                                                                                              \
+      uint32_t t1 = h + (ror (e, 6) ^ ror (e, 11) ^ ror (e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i]; \
+      uint32_t t2 = (ror (a, 2) ^ ror (a, 13) ^ ror (a, 22)) + ((a & b) ^ (a & c) ^ (b & c));     \
+      d += t1;                                                                                     \
+      h = t1 + t2;                                                                                 \
+    }                                                                                              \
+  while (0)
+
 static void
 sha256_block (Sha256 *s, const unsigned char *b)
 {
@@ -59,12 +70,16 @@ sha256_block (Sha256 *s, const unsigned char *b)
     }
   a = s->h[0], bb = s->h[1], c = s->h[2], d = s->h[3];
   e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
-  for (int i = 0; i < 64; i++)
+  for (int i = 0; i < 64; i += 8)
     {
-      uint32_t t1 = h + (ror (e, 6) ^ ror (e, 11) ^ ror (e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
-      uint32_t t2 = (ror (a, 2) ^ ror (a, 13) ^ ror (a, 22)) + ((a & bb) ^ (a & c) ^ (bb & c));
-      h = g, g = f, f = e, e = d + t1;
-      d = c, c = bb, bb = a, a = t1 + t2;
+      SHA256_ROUND (a, bb, c, d, e, f, g, h, i);
+      SHA256_ROUND (h, a, bb, c, d, e, f, g, i + 1);
+      SHA256_ROUND (g, h, a, bb, c, d, e, f, i + 2);
+      SHA256_ROUND (f, g, h, a, bb, c, d, e, i + 3);
+      SHA256_ROUND (e, f, g, h, a, bb, c, d, i + 4);
+      SHA256_ROUND (d, e, f, g, h, a, bb, c, i + 5);
+      SHA256_ROUND (c, d, e, f, g, h, a, bb, i + 6);
+      SHA256_ROUND (bb, c, d, e, f, g, h, a, i + 7);
     }
   s->h[0] += a, s->h[1] += bb, s->h[2] += c, s->h[3] += d;
   s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
@@ -88,6 +103,13 @@ sha256_update (Sha256 *s, const void *data, size_t len)
   s->len += len;
   while (len > 0)
     {
+      if (s->n == 0 && len >= 64)
+        {
+          sha256_block (s, p);
+          p += 64;
+          len -= 64;
+          continue;
+        }
       size_t k = 64 - s->n < len ? 64 - s->n : len;
       memcpy (s->buf + s->n, p, k);
       s->n += k;
@@ -105,14 +127,20 @@ static void
 sha256_final (Sha256 *s, unsigned char out[32])
 {
   uint64_t bits = s->len * 8;
-  unsigned char pad = 0x80, zero = 0, lenbuf[8];
 
-  sha256_update (s, &pad, 1);
-  while (s->n != 56)
-    sha256_update (s, &zero, 1);
+  /* 0x80, zeros up to 56 bytes in the block (in a second block when
+   * fewer than 9 bytes are left), the length in bits, big-endian. */
+  s->buf[s->n++] = 0x80;
+  if (s->n > 56)
+    {
+      memset (s->buf + s->n, 0, 64 - s->n);
+      sha256_block (s, s->buf);
+      s->n = 0;
+    }
+  memset (s->buf + s->n, 0, 56 - s->n);
   for (int i = 0; i < 8; i++)
-    lenbuf[i] = (unsigned char) (bits >> (56 - 8 * i));
-  sha256_update (s, lenbuf, 8);
+    s->buf[56 + i] = (unsigned char) (bits >> (56 - 8 * i));
+  sha256_block (s, s->buf);
   for (int i = 0; i < 8; i++)
     {
       out[4 * i] = (unsigned char) (s->h[i] >> 24);
@@ -129,6 +157,43 @@ field (Sha256 *s, const char *v)
   sha256_update (s, v != NULL ? v : "", v != NULL ? strlen (v) + 1 : 1);
 }
 
+/* What snprintf's "%" PRIu64 and "%" PRId64 write, without its cost at
+ * every number of every login (#37): the digests stay the same. */
+static char *
+format_u64 (char num[24], uint64_t v)
+{
+  char *p = num + 23;
+
+  *p = '\0';
+  do
+    *--p = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  return p;
+}
+
+static char *
+format_i64 (char num[24], int64_t v)
+{
+  char *p = format_u64 (num, v < 0 ? -(uint64_t) v : (uint64_t) v);
+
+  if (v < 0)
+    *--p = '-';
+  return p;
+}
+
+static void
+to_hex (const unsigned char out[32], char ret_hex[65])
+{
+  static const char digits[] = "0123456789abcdef";
+
+  for (int i = 0; i < 32; i++)
+    {
+      ret_hex[2 * i] = digits[out[i] >> 4];
+      ret_hex[2 * i + 1] = digits[out[i] & 0xf];
+    }
+  ret_hex[64] = '\0';
+}
+
 void
 bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
 {
@@ -138,8 +203,7 @@ bwsh_sha256_hex (const void *data, size_t len, char ret_hex[65])
   sha256_init (&s);
   sha256_update (&s, data, len);
   sha256_final (&s, out);
-  for (int i = 0; i < 32; i++)
-    snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
+  to_hex (out, ret_hex);
 }
 
 /* ------------------------------------------------ the plan's fields */
@@ -186,6 +250,8 @@ const BwshPlanField bwsh_plan_fields[] = {
   ROW (start_dir, OTHER, false, "start_dir", "what it does is the working directory (chdir)"),
   ROW (state, OTHER, false, "state", IN_MOUNTS),
   ROW (home_read_only, BOOL, true, NULL, NOT_SHOWN " (a file transfer gets the home read-only at its top)"),
+  ROW (home_oldest, OTHER, false, NULL, RESOLUTION_INPUT " (the live sessions' home epoch); " NOT_SHOWN),
+  ROW (home_epoch, OTHER, false, NULL, "what the registry entry keeps for later logins; " NOT_SHOWN),
   ROW (rlimit_core, I64, true, "limits", NULL),
   ROW (rlimit_nproc, I64, true, "limits", NULL),
   ROW (rlimit_nofile, I64, true, "limits", NULL),
@@ -230,7 +296,8 @@ typedef const char *CString;
 static void
 plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
 {
-  char num[64];
+  char num[24];
+  const char *v;
 
   field (s, f->name);
   switch (f->kind)
@@ -242,16 +309,16 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
       field (s, *AT (p, f, bool) ? "1" : "0");
       return;
     case BWSH_PLAN_FIELD_INT:
-      snprintf (num, sizeof num, "%d", *AT (p, f, int));
+      v = format_i64 (num, *AT (p, f, int));
       break;
     case BWSH_PLAN_FIELD_UNSIGNED:
-      snprintf (num, sizeof num, "%u", *AT (p, f, unsigned));
+      v = format_u64 (num, *AT (p, f, unsigned));
       break;
     case BWSH_PLAN_FIELD_U64:
-      snprintf (num, sizeof num, "%" PRIu64, *AT (p, f, uint64_t));
+      v = format_u64 (num, *AT (p, f, uint64_t));
       break;
     case BWSH_PLAN_FIELD_I64:
-      snprintf (num, sizeof num, "%" PRId64, *AT (p, f, int64_t));
+      v = format_i64 (num, *AT (p, f, int64_t));
       break;
     case BWSH_PLAN_FIELD_MOUNTS:
       for (size_t i = 0; i < p->n_mounts; i++)
@@ -261,8 +328,7 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
           field (s, bwsh_verdict_to_string (m->verdict));
           field (s, m->src);
           field (s, m->dest);
-          snprintf (num, sizeof num, "%" PRIu64, m->size);
-          field (s, num);
+          field (s, format_u64 (num, m->size));
         }
       return;
     case BWSH_PLAN_FIELD_ENV:
@@ -282,7 +348,7 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
     default:
       return;
     }
-  field (s, num);
+  field (s, v);
 }
 
 /* Each row of bwsh_plan_fields the digest covers, by its name and value. */
@@ -298,6 +364,5 @@ bwsh_plan_digest (const BwshPlan *p, char ret_hex[65])
     if (bwsh_plan_fields[i].digest)
       plan_field (&s, p, &bwsh_plan_fields[i]);
   sha256_final (&s, out);
-  for (int i = 0; i < 32; i++)
-    snprintf (ret_hex + 2 * i, 3, "%02x", out[i]);
+  to_hex (out, ret_hex);
 }

@@ -16,6 +16,7 @@
 #include "landlock.h"
 #include "launch.h"
 #include "network.h"
+#include "path.h"
 #include "plan.h"
 #include "policy.h"
 #include "record.h"
@@ -26,7 +27,9 @@
 const char *
 bwsh_bwrap_path (void)
 {
-  return BWSH_BWRAP_PATH;
+  /* A test build runs $BWSH_TEST_BWRAP instead: tests/overlay's stand-in
+   * for another session acting between bwsh's checks and bwrap's mounts. */
+  return bwsh_program_path ("BWSH_TEST_BWRAP", BWSH_BWRAP_PATH);
 }
 
 /* FD_CLOEXEC is the only descriptor flag: no F_GETFD first, one syscall

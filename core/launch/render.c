@@ -173,26 +173,64 @@ bwsh_render_transfer_options (const BwshPlan *p, const BwshCommand *cmd, BwshArg
   return add2 (opts, "--remount-ro", p->home);
 }
 
+/* The kept state's directory when $HOME is it, else NULL. */
+static const char *
+kept_state (const BwshPlan *p)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].state && p->mounts[i].kind == BWSH_MOUNT_BIND
+        && strcmp (p->mounts[i].dest, p->home) == 0)
+      return p->mounts[i].src;
+  return NULL;
+}
+
+/* state = "none": the real home, read-only, is what $HOME is. */
+static bool
+home_is_real_read_only (const BwshPlan *p)
+{
+  bool ro = false;
+
+  if (p->state == NULL || strcmp (p->state, "none") != 0)
+    return false;
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && strcmp (p->mounts[i].dest, p->home) == 0)
+      ro = p->mounts[i].kind == BWSH_MOUNT_RO_BIND;
+  return ro;
+}
+
 int
 bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, char **ret)
 {
-  const char *c, *rest;
+  const char *c, *rest, *state = NULL;
+  bool gone;
 
   *ret = NULL;
-  if (!bwsh_plan_home_read_only (p) || p->project_dir == NULL)
+  if (p->project_dir == NULL || p->home == NULL)
+    return 0;
+  gone = bwsh_plan_home_read_only (p);
+  if (!gone && !home_is_real_read_only (p) && (state = kept_state (p)) == NULL)
     return 0;
   if (cmd->login || !cmd->has_command)
     {
       if (!interactive)
         return 0;
-      rest = "keeps your work: what you save elsewhere in the home is gone at logout";
+      if (state != NULL)
+        return asprintf (ret, "what you save in the home is kept for your next login (in %s); %s is the real "
+                              "directory, the rest of your real home is read-only",
+                         state, p->project_dir)
+                       < 0
+                   ? -ENOMEM
+                   : 0;
+      rest = gone ? "keeps your work: what you save elsewhere in the home is gone at logout"
+                  : "is writable: the rest of the home is read-only";
     }
   else
     {
       /* scp, sftp and rsync show the server's stderr on the client; git's
-       * transfers never write at the home's top. */
+       * transfers never write at the home's top.  A kept state keeps what
+       * they send: nothing to say. */
       c = cmd->command + strspn (cmd->command, " \t");
-      if (!bwsh_command_is_file_transfer (cmd) || strncmp (c, "git-", 4) == 0)
+      if (state != NULL || !bwsh_command_is_file_transfer (cmd) || strncmp (c, "git-", 4) == 0)
         return 0;
       rest = "keeps files: the rest of the home is read-only for a transfer, and a file sent there fails "
              "(\"Read-only file system\")";

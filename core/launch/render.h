@@ -58,9 +58,11 @@ bool bwsh_plan_home_read_only (const BwshPlan *p);
  * session's tmpfs state (appended after every mount option). */
 int bwsh_render_transfer_options (const BwshPlan *p, const BwshCommand *cmd, BwshArgv *opts);
 
-/* The one line that says where work is kept, in *ret (NULL: none): at an
- * interactive login (@interactive: a terminal), and before scp, sftp and
- * rsync, whose clients show it. */
+/* The one line that says where work is kept, in *ret (NULL: none), for the
+ * state the session has (a kept state, a tmpfs gone at logout, the real
+ * home read-only): at an interactive login (@interactive: a terminal), and
+ * before scp, sftp and rsync, whose clients show it, where the home's top
+ * is read-only for them. */
 int bwsh_home_notice (const BwshPlan *p, const BwshCommand *cmd, bool interactive, char **ret);
 
 /* A plan with entries of the user's, outside strict mode, is launched

@@ -78,6 +78,7 @@ plan_from_policy (const BwshIdentity *id, const BwshPolicy *pol, BwshPlan **ret,
   if (p == NULL)
     return -ENOMEM;
   p->uid = id->uid;
+  p->home_oldest = INT64_MAX;
   p->strict = pol->strict;
   /* A fresh user namespace that cannot make another one (nested user
    * namespaces were the way back to mount() and friends), plus every

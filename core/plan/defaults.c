@@ -31,20 +31,21 @@ add_host_layout (Ctx *c)
 
   for (size_t i = 0; i < BWSH_N_ELEMENTS (dirs); i++)
     {
+      char target[PATH_MAX];
       struct stat st;
-      ssize_t idx;
+      ssize_t idx, n;
 
-      if (lstat (dirs[i], &st) < 0)
-        continue;
-      if (S_ISLNK (st.st_mode))
+      /* readlink() first: it answers for a symlink (a merged /usr, the
+       * usual case) and for a missing one in one call; EINVAL, not a
+       * symlink, is the only answer that needs the lstat(). */
+      n = readlink (dirs[i], target, sizeof target - 1);
+      if (n > 0)
         {
-          char target[PATH_MAX];
-          ssize_t n = readlink (dirs[i], target, sizeof target - 1);
-          if (n <= 0)
-            continue;
           target[n] = '\0';
           idx = plan_add_mount (c, BWSH_MOUNT_SYMLINK, target, dirs[i], &plan_default_source);
         }
+      else if (n == 0 || errno != EINVAL || lstat (dirs[i], &st) < 0)
+        continue;
       else if (S_ISDIR (st.st_mode))
         idx = plan_add_mount (c, BWSH_MOUNT_RO_BIND, dirs[i], dirs[i], &plan_default_source);
       else

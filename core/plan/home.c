@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bind_list.h"
@@ -430,6 +431,14 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
   int r = 0;
 
   c->p->state = pol->state_mode == BWSH_STATE_NONE ? "none" : state_dir != NULL ? "persistent" : "tmpfs";
+  if (state_dir != NULL)
+    {
+      /* What appears in the real home after this listing is not bound in
+       * this session: later logins must know (plan.h, home_epoch). */
+      struct timespec now;
+      if (clock_gettime (CLOCK_REALTIME, &now) == 0)
+        c->p->home_epoch = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
+    }
   if (pol->state_mode != BWSH_STATE_NONE)
     {
       r = list_home (home, pol->max_mounts, &names, &n_names);

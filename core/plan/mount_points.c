@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Resolution, where things are mounted: the persistent state directory,
- * the real home's entries over it, and the mount points bwrap cannot make.
+ * Resolution, where things are mounted: the mount points bwrap cannot
+ * make, and the destinations a session of the user could swap (the kept
+ * state directory is kept_state.c's).
  */
 #include "config.h"
 
@@ -24,122 +25,6 @@
 #include "plan_internal.h"
 #include "rules.h"
 #include "safeopen.h"
-
-/* The state directory could not be used: the session still gets a
- * writable home, on a tmpfs, and says so. */
-static int
-state_fallback (BwshPlan *p, BwshMount *m, const char *why)
-{
-  _cleanup_free_ char *esc = bwsh_escape (m->src, strlen (m->src));
-  int r;
-
-  if (esc == NULL)
-    return -ENOMEM;
-  r = bwsh_diag_add (&p->diag, "state_dir %s: %s; the session's state is a tmpfs this time, gone at logout", esc,
-                     why);
-  if (r < 0)
-    return r;
-  if (m->fd >= 0)
-    close (m->fd);
-  m->fd = -1;
-  free (m->src);
-  m->src = NULL;
-  m->kind = BWSH_MOUNT_TMPFS;
-  m->size = p->tmp_tmpfs_size;
-  p->state = "tmpfs";
-  return plan_set_reason (m, BWSH_VERDICT_ACCEPTED, "state = \"persistent\", but state_dir cannot be used");
-}
-
-/* The persistent state directory, resolved and checked again: it must be
- * the user's own directory, writable by nobody else, and still not a place
- * that programs outside the sandbox read once symlinks are followed. */
-int
-plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened)
-{
-  _cleanup_free_ char *resolved = NULL;
-  const char *why = NULL;
-  char buf[BWSH_MESSAGE_MAX + 64];
-  struct stat st;
-
-  if (m->create_dir)
-    {
-      BwshError e = { 0 };
-      bool would_create = false;
-      int r = mode == BWSH_RESOLVE_DRY_RUN ? bwsh_mkdir_under_home_dry_run (p->home, m->src, &would_create, &e)
-                                           : bwsh_mkdir_under_home (p->home, m->src, &e);
-      if (r < 0)
-        {
-          snprintf (buf, sizeof buf, "%s", e.message);
-          return state_fallback (p, m, buf);
-        }
-      /* Explain and check create nothing: the first login will. */
-      if (would_create)
-        {
-          _cleanup_free_ char *planned = NULL;
-          if (plan_dry_run_created (p, m->src, &planned, &e) >= 0 && planned != NULL)
-            {
-              free (m->src);
-              m->src = steal_pointer (&planned);
-            }
-          *ret_unopened = true;
-          return plan_set_reason (m, BWSH_VERDICT_ACCEPTED,
-                                  "state = \"persistent\": does not exist yet, a session creates it (0700)");
-        }
-    }
-  resolved = realpath (m->src, NULL);
-  if (resolved == NULL)
-    {
-      snprintf (buf, sizeof buf, "cannot resolve: %s", strerror (errno));
-      why = buf;
-    }
-  else if ((why = bwsh_state_dir_refusal (rules->protected_paths, rules->n_protected, p->home, p->project_dir, resolved))
-           != NULL)
-    {
-      snprintf (buf, sizeof buf, "resolves to %s, which %s", resolved, why);
-      why = buf;
-    }
-  else if (bwsh_open_path_nofollow (resolved, &m->fd) < 0)
-    why = "changed while it was checked";
-  else if (fstat (m->fd, &st) < 0 || !S_ISDIR (st.st_mode))
-    why = "is not a directory";
-  else if (st.st_uid != p->uid)
-    why = "is not owned by the user";
-  else if (bwsh_writable_by_others (&st, p->uid))
-    why = "is group- or world-writable";
-  if (why != NULL)
-    return state_fallback (p, m, why);
-  free (m->src);
-  m->src = steal_pointer (&resolved);
-  return 0;
-}
-
-/* Binding an entry of the real home over the persistent state leaves its
- * mount point there (bwrap creates it); one of another kind, or any
- * symlink, would make bwrap fail: the state's entry shows instead. */
-int
-plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
-{
-  const char *name = strrchr (m->dest, '/') + 1;
-  struct stat st, real;
-
-  if (state_fd < 0 || fstatat (state_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-    return 0;
-  if (m->kind == BWSH_MOUNT_RO_BIND && !S_ISLNK (st.st_mode) && fstat (m->fd, &real) == 0
-      && S_ISDIR (real.st_mode) == S_ISDIR (st.st_mode))
-    return 0;
-  if (m->fd >= 0)
-    close (m->fd);
-  m->fd = -1;
-  if (m->kind == BWSH_MOUNT_SYMLINK && S_ISLNK (st.st_mode))
-    {
-      char target[PATH_MAX];
-      ssize_t n = readlinkat (state_fd, name, target, sizeof target - 1);
-      if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
-        return plan_set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
-    }
-  return plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
-                      "the persistent state has an entry of another kind with this name, which shows instead");
-}
 
 /* Dry run: where @path, which bwsh would create under $HOME, would be.
  * NULL in *ret when it exists (resolve it as usual). */
@@ -541,6 +426,18 @@ walk_destination (BwshPlan *p, const DestTable *all, size_t i, BwshResolveMode m
   return NULL;
 }
 
+/* Whether the host directory @dir is the kept state's, at its top (@dir
+ * NULL: whether the session has a kept state). */
+static bool
+in_kept_state (const BwshPlan *p, const char *dir)
+{
+  for (size_t i = 0; i < p->n_mounts; i++)
+    if (p->mounts[i].verdict == BWSH_VERDICT_ACCEPTED && p->mounts[i].state && p->mounts[i].kind == BWSH_MOUNT_BIND
+        && p->mounts[i].src != NULL && (dir == NULL || strcmp (p->mounts[i].src, dir) == 0))
+      return true;
+  return false;
+}
+
 /* bwrap looks every element of a destination up again, by name, when it
  * mounts, and follows what it finds: where another session of the user can
  * swap a directory for a symlink to /oldroot between bwsh's walk and
@@ -562,13 +459,27 @@ racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, si
       path = strndup (dest, end);
       if (path == NULL)
         return "out of memory";
+      /* A mount bwrap made at @path before: its mount point is that mount's
+       * (a real home entry over the kept state is one in every live session:
+       * the closure, plan_check_state_conflict()). */
+      if (mount_at (p, all, path, i) >= 0)
+        continue;
       racy = racy_parent (p, all, w, path, i);
       if (racy == NULL)
         continue;
       esc = bwsh_escape (racy, strlen (racy));
-      snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "
-                "a symlink while this one starts (skipped; mount it outside the read-write trees, e.g. at %s/%s, "
-                "and link to it from there)", esc != NULL ? esc : "?", p->home, strrchr (dest, '/') + 1);
+      if (strcmp (path, dest) == 0 && in_kept_state (p, racy))
+        /* Directly in the kept state: a real entry of that name is a mount
+         * point in every session (the closure), so the bind may go there. */
+        snprintf (buf, bufsz, "destination lies in %s, the kept state, where another session of yours can swap a "
+                  "directory for a symlink while this one starts (skipped; make %s in the real home, or mount it "
+                  "outside the home)", esc != NULL ? esc : "?", dest);
+      else
+        /* With a kept state, $HOME is a read-write tree too. */
+        snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "
+                  "a symlink while this one starts (skipped; mount it outside the read-write trees, e.g. at %s/%s, "
+                  "and link to it from there)", esc != NULL ? esc : "?", in_kept_state (p, NULL) ? "/mnt" : p->home,
+                  strrchr (dest, '/') + 1);
       return buf;
     }
   return NULL;

@@ -133,6 +133,15 @@ typedef struct BwshPlan
   const char *start_dir; /* "home" or "project", for explain */
   const char *state;     /* "tmpfs", "persistent" or "none", for explain */
   bool home_read_only;   /* state = "tmpfs": the home's top read-only (bwsh_plan_home_read_only()) */
+  /* A kept state's closure (docs/security.md, "The home"): home_oldest is
+   * the earliest home epoch of the user's live sessions (ns since the
+   * epoch; INT64_MAX: none; BWSH_HOME_OLDEST_UNKNOWN: the registry cannot be
+   * read), set by the session before resolution; a real top-level entry
+   * born since is not bound over the kept state.  home_epoch is this
+   * session's, for its registry entry: no later than the listing of the
+   * home nor the birth of any entry it left out. */
+  int64_t home_oldest;
+  int64_t home_epoch;
   int64_t rlimit_core;
   int64_t rlimit_nproc;
   int64_t rlimit_nofile;
@@ -155,7 +164,15 @@ typedef struct BwshPlan
   uid_t uid;         /* the user's: a persistent state directory must be theirs */
 } BwshPlan;
 
+#define BWSH_HOME_OLDEST_UNKNOWN INT64_MIN
+
 BwshPlan *bwsh_plan_free (BwshPlan *p);
+
+/* The kept state cannot be used after all (a session bwsh cannot register,
+ * so no later login would know what it leaves out): the session's state
+ * becomes a tmpfs, as for an unusable state_dir, with a warning saying @why.
+ * 1 when it changed the plan, 0 when the state was not kept. */
+int bwsh_plan_state_to_tmpfs (BwshPlan *p, const char *why);
 
 /* The pure part: identity, policy and overlay to a plan with verdicts.  No
  * filesystem access beyond reading /etc/resolv.conf's link, probing the

@@ -14,7 +14,8 @@
  *   protect.c       protected paths bound again read-only after the merge
  *   env.c           the session's environment
  *   limits.c        resolution: coalescing, max_mounts, file descriptors
- *   mount_points.c  resolution: the state directory, mount points
+ *   kept_state.c    resolution: a kept state directory, the closure
+ *   mount_points.c  resolution: mount points, destinations
  *   resolve.c       bwsh_plan_resolve()
  */
 #pragma once
@@ -144,8 +145,10 @@ bool plan_parent_dropped (const BwshPlan *p, const size_t *parent, size_t i);
 int plan_enforce_mount_limit (BwshPlan *p, const size_t *parent);
 int plan_reserve_fds (BwshPlan *p, const size_t *parent, BwshError *err);
 
-/* mount_points.c */
+/* kept_state.c */
 int plan_resolve_state (BwshPlan *p, const Rules *rules, BwshMount *m, BwshResolveMode mode, bool *ret_unopened);
 int plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd);
+
+/* mount_points.c */
 int plan_dry_run_created (const BwshPlan *p, const char *path, char **ret, BwshError *err);
 int plan_prepare_destinations (BwshPlan *p, BwshResolveMode mode);

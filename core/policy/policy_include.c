@@ -231,13 +231,13 @@ policy_record_file (BwshBindList *files, const char *path)
 /* Read a policy file the way the main file is read: root-owned, its whole
  * directory chain trusted, a regular file (not a symlink), bounded, no NUL. */
 int
-policy_read_file (const char *path, char **ret_data, BwshError *err)
+policy_read_file (const char *path, BwshTrustedDir *memo, char **ret_data, BwshError *err)
 {
   _cleanup_free_ char *data = NULL;
   size_t len = 0;
   int r;
 
-  r = bwsh_check_path_trusted (path, BWSH_OWNER_ROOT, 0, err);
+  r = bwsh_check_path_trusted_in (path, BWSH_OWNER_ROOT, 0, memo, err);
   if (r < 0)
     return r;
   r = bwsh_read_file_checked (path, BWSH_OWNER_ROOT, 0, BWSH_POLICY_FILE_MAX, &data, &len, err);
@@ -279,7 +279,7 @@ include_one (PolicyDoc *d, const char *inc, size_t n, const char *shown, int lin
   if (asprintf (&path, "%s/%s", d->dir, name) < 0)
     return -ENOMEM;
 
-  r = policy_read_file (path, &data, err);
+  r = policy_read_file (path, NULL, &data, err);
   if (r == -ENOENT)
     return bwsh_error_set (err, -ENOENT, shown, line, 0, "@include \"%s\": no such file in %s", name,
                            d->dir);

@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "identity.h"
 #include "policy.h"
+#include "safeopen.h"
 
 /* libconfig itself stops at 10 nested includes; stop a little earlier so the
  * error is ours, with a file and line. */
@@ -133,7 +134,7 @@ int policy_doc_parse (PolicyDoc *d, const char *buf, BwshBindList *files, BwshEr
 int policy_doc_new (const char *filename, const char *dir, PolicyDoc **ret);
 void policy_doc_freep (PolicyDoc **d);
 PolicyDoc *policy_doc_free (PolicyDoc *d);
-int policy_read_file (const char *path, char **ret_data, BwshError *err);
+int policy_read_file (const char *path, BwshTrustedDir *memo, char **ret_data, BwshError *err);
 int policy_record_file (BwshBindList *files, const char *path);
 
 /* policy_match.c (match blocks, precedence) */

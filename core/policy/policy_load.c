@@ -77,7 +77,7 @@ docs_clear (Docs *d)
 /* @ret_missing tells a missing file apart from any other -ENOENT (a
  * missing @include is an error, never "no policy"). */
 static int
-load_one (Docs *docs, const char *path, const char *dir, BwshPolicy *p, bool *ret_missing,
+load_one (Docs *docs, const char *path, const char *dir, BwshPolicy *p, BwshTrustedDir *memo, bool *ret_missing,
           BwshError *err)
 {
   _cleanup_free_ char *data = NULL;
@@ -86,7 +86,7 @@ load_one (Docs *docs, const char *path, const char *dir, BwshPolicy *p, bool *re
   int r;
 
   *ret_missing = false;
-  r = policy_read_file (path, &data, err);
+  r = policy_read_file (path, memo, &data, err);
   if (r == -ENOENT)
     *ret_missing = true;
   if (r < 0)
@@ -119,7 +119,7 @@ free_names (char **names, size_t n)
 /* The drop-ins: conf.d/NAME.conf in strcmp() order.  Other names are ignored;
  * a .conf entry that is not a trusted regular file is an error. */
 static int
-load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshError *err)
+load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshTrustedDir *memo, BwshError *err)
 {
   _cleanup_close_ int fd = -1;
   DIR *dir = NULL;
@@ -128,7 +128,7 @@ load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshError *err)
   struct dirent *de;
   int r;
 
-  r = bwsh_check_path_trusted (confd, BWSH_OWNER_ROOT, 0, err);
+  r = bwsh_check_path_trusted_in (confd, BWSH_OWNER_ROOT, 0, memo, err);
   if (r == -ENOENT)
     return 0;
   if (r < 0)
@@ -191,7 +191,7 @@ load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshError *err)
           r = -ENOMEM;
           goto out;
         }
-      r = load_one (docs, path, confd, p, &missing, err);
+      r = load_one (docs, path, confd, p, memo, &missing, err);
       if (missing) /* removed while we looked: it is simply gone */
         r = 0;
       if (r < 0)
@@ -209,6 +209,8 @@ bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, Bw
 {
   _cleanup_ (policy_freep) BwshPolicy *p = NULL;
   _cleanup_free_ char *dir = NULL, *confd = NULL;
+  /* The directories bwsh.conf and conf.d share are checked once. */
+  BwshTrustedDir memo = BWSH_TRUSTED_DIR_INIT;
   Docs docs = { 0 };
   bool missing;
   int r;
@@ -224,10 +226,10 @@ bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, Bw
 
   /* A missing main file means built-in defaults; drop-ins still apply, so
    * a restriction deployed there is not lost when the main file is. */
-  r = load_one (&docs, path, dir, p, &missing, err);
+  r = load_one (&docs, path, dir, p, &memo, &missing, err);
   if (r < 0 && !missing)
     goto out;
-  r = load_dropins (&docs, confd, p, err);
+  r = load_dropins (&docs, confd, p, &memo, err);
   if (r < 0)
     goto out;
   r = policy_apply_docs (docs.v, docs.n, p, id, err);
@@ -238,6 +240,7 @@ bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, Bw
 out:
   /* Strings were copied out while applying; libconfig's memory goes here. */
   docs_clear (&docs);
+  bwsh_trusted_dir_clear (&memo);
   return r;
 }
 

@@ -18,7 +18,6 @@
 #include "lockgroups.h"
 #include "path.h"
 #include "policy.h"
-#include "procstat.h"
 #include "registry.h"
 #include "registry_place.h"
 #include "rules.h"
@@ -56,9 +55,6 @@ int
 bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1, placefd = -1;
-  pid_t chain[ANCESTORS_MAX];
-  uint64_t starts[ANCESTORS_MAX];
-  size_t n = 0;
   int r;
 
   *ret = false;
@@ -74,15 +70,7 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
                            strerror (-r));
   /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
-  for (pid_t p = pid; p > 1 && n < ANCESTORS_MAX;)
-    {
-      pid_t parent;
-      if (bwsh_pid_parent_start (p, &parent, &starts[n]) < 0)
-        break;
-      chain[n++] = p;
-      p = parent;
-    }
-  r = bwsh_registry_place_holds (&placefd, chain, starts, n, ret);
+  r = bwsh_registry_place_holds (&placefd, pid, ANCESTORS_MAX, ret);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
                            strerror (-r));

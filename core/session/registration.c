@@ -10,6 +10,7 @@
 
 #include "cleanup.h"
 #include "errors.h"
+#include "plan.h"
 #include "policy.h"
 #include "procstat.h"
 #include "registration.h"
@@ -32,6 +33,7 @@ bwsh_session_register (const BwshSession *s, const BwshRegistration *reg, char *
   e.uid = s->id->uid;
   e.start = reg->start != 0 ? reg->start : (int64_t) time (NULL);
   e.pid = getpid ();
+  e.home_epoch = s->plan != NULL ? s->plan->home_epoch : 0; /* plan.h */
   snprintf (e.plan_digest, sizeof e.plan_digest, "%s", reg->plan_digest);
   if (reg->policy_digest != NULL)
     snprintf (e.policy_digest, sizeof e.policy_digest, "%s", reg->policy_digest);

@@ -46,6 +46,7 @@
 #include "identity.h"
 #include "procstat.h"
 #include "registry.h"
+#include "registry_json.h"
 #include "registry_place.h"
 #include "safeopen.h"
 
@@ -310,18 +311,15 @@ bwsh_registry_list (int dirfd, BwshSessionList *ret, BwshError *err)
   return 0;
 }
 
-/* Write @o to @name atomically, readable by all (bwsh reads the registry and the locks as the user).
+/* Write @text to @name atomically, readable by all (bwsh reads the registry and the locks as the user).
  * @replace false: -EEXIST when @name exists.  @durable: fsync() first (a lock; an entry ends with the boot). */
 static int
-write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durable)
+write_text_at (int dirfd, const char *name, const char *text, bool replace, bool durable)
 {
-  _cleanup_free_ char *text = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
   _cleanup_close_ int fd = -1;
   char tmp[128];
   size_t len, off = 0;
 
-  if (text == NULL)
-    return -ENOMEM;
   len = strlen (text);
   snprintf (tmp, sizeof tmp, ".tmp.%d.%s", (int) getpid (), name);
   fd = openat (dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
@@ -362,29 +360,35 @@ write_json_at (int dirfd, const char *name, json_t *o, bool replace, bool durabl
 static int
 add_in (int fd, const char *place, const char *prefix, BwshSessionEntry *e, BwshError *err)
 {
-  json_auto_t *o = NULL;
+  _cleanup_free_ char *text = NULL;
   char name[64];
   int r;
 
-  o = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "user", e->user, "uid",
-                 (json_int_t) e->uid, "service", e->service != NULL ? e->service : "", "rhost",
-                 e->rhost != NULL ? e->rhost : "", "tty", e->tty != NULL ? e->tty : "", "command",
-                 e->command != NULL ? e->command : "", "policy", e->policy_path != NULL ? e->policy_path : "",
-                 "plan_digest", e->plan_digest, "policy_digest", e->policy_digest, "start", (json_int_t) e->start,
-                 "pid", (json_int_t) e->pid, "pid_start", (json_int_t) e->pid_start);
-  if (o == NULL)
+  if (bwsh_session_entry_json (e, &text) < 0)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
   /* PID-START names the process; one process may hold several sessions
    * (a PAM application need not fork per session), hence the counter. */
   for (unsigned n = 0;; n++)
     {
       snprintf (name, sizeof name, "%s%d-%" PRIu64 "-%u", prefix, (int) e->pid, e->pid_start, n);
-      r = write_json_at (fd, name, o, false, false);
+      r = write_text_at (fd, name, text, false, false);
       if (r != -EEXIST || n >= 64)
         break;
     }
   if (r < 0)
     return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
+  if (e->home_epoch > 0)
+    {
+      /* A kept state's closure reads it from here (registry_place.c). */
+      struct timespec ts[2] = { { .tv_nsec = UTIME_OMIT },
+                                { .tv_sec = e->home_epoch / 1000000000, .tv_nsec = e->home_epoch % 1000000000 } };
+      if (utimensat (fd, name, ts, AT_SYMLINK_NOFOLLOW) < 0)
+        {
+          r = -errno;
+          (void) unlinkat (fd, name, 0);
+          return bwsh_error_set (err, r, BWSH_SESSIONS_DIR, 0, 0, "cannot register the session: %s", strerror (-r));
+        }
+    }
   free (e->id);
   if (asprintf (&e->id, "%s%s", place, name) < 0)
     {
@@ -435,6 +439,7 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
   json_auto_t *o = NULL;
+  _cleanup_free_ char *text = NULL;
   char name[80];
   int r;
 
@@ -446,9 +451,9 @@ bwsh_lock_write (const char *dir, const BwshLock *l, BwshError *err)
     return r;
   o = json_pack ("{s:s, s:s, s:s, s:I}", "target", l->target, "reason", l->reason != NULL ? l->reason : "",
                  "by", l->by != NULL ? l->by : "", "since", (json_int_t) l->since);
-  if (o == NULL)
+  if (o == NULL || (text = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT)) == NULL)
     return bwsh_error_set (err, -ENOMEM, NULL, 0, 0, "out of memory");
-  r = write_json_at (dirfd, name, o, true, true);
+  r = write_text_at (dirfd, name, text, true, true);
   if (r < 0)
     return bwsh_error_set (err, r, dir, 0, 0, "cannot write the lock: %s", strerror (-r));
   return 0;
@@ -669,25 +674,43 @@ bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
   return bwsh_registry_list (dirfd, ret, err);
 }
 
-int
-bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+/* @uid's places only: the names, never another user's (#37).  No
+ * registry yet this boot: nobody has a session. */
+static int
+read_places (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, int64_t *ret_oldest,
+             BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
   int r = bwsh_registry_open (dir, &dirfd, err);
 
   if (r == -ENOENT)
     {
-      *ret_live = 0; /* no registry yet this boot: nobody has a session */
+      if (ret_live != NULL)
+        *ret_live = 0;
+      if (ret_oldest != NULL)
+        *ret_oldest = INT64_MAX;
       return 0;
     }
   if (r < 0)
     return r;
-  /* @uid's places only: the names, never another user's (#37). */
-  r = bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
+  r = ret_oldest != NULL ? bwsh_registry_oldest_at (dirfd, uid, ret_oldest)
+                         : bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
                            "cannot read the session registry: %s", strerror (-r));
   return 0;
+}
+
+int
+bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
+{
+  return read_places (dir, uid, except_id, ret_live, NULL, err);
+}
+
+int
+bwsh_registry_oldest (const char *dir, uid_t uid, int64_t *ret_oldest, BwshError *err)
+{
+  return read_places (dir, uid, NULL, NULL, ret_oldest, err);
 }
 
 int

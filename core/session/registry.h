@@ -31,6 +31,10 @@ typedef struct BwshSessionEntry
   pid_t pid;             /* the process that opened the PAM session; the sandbox runs below it */
   uint64_t pid_start;    /* its start time in clock ticks after boot (/proc/PID/stat field 22) */
   bool by_bwsh;          /* written by bwsh as the user (no pam_bwsh in the stack); pid is bwrap's */
+  /* The session's home epoch (BwshPlan.home_epoch, ns since the epoch; 0:
+   * none): written as the entry's mtime, where a login reads it with the
+   * name alone (bwsh_registry_oldest_at()). */
+  int64_t home_epoch;
 } BwshSessionEntry;
 
 typedef struct BwshSessionList
@@ -97,6 +101,11 @@ int bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err);
 /* The live sessions of @uid, leaving out the entry @except_id (NULL: none).
  * No registry: 0 sessions. */
 int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err);
+
+/* The earliest home epoch of @uid's live sessions (registry_place.h,
+ * bwsh_registry_oldest_at()); INT64_MAX when none is live or there is no
+ * registry. */
+int bwsh_registry_oldest (const char *dir, uid_t uid, int64_t *ret_oldest, BwshError *err);
 
 /* Register @e, then count @e->uid's other live sessions; when @max_sessions
  * (0: no limit) were already live, remove @e again and return -EUSERS.

@@ -30,10 +30,12 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cleanup.h"
@@ -54,13 +56,18 @@ bwsh_root_dir_open (const char *path, mode_t mode, bool make, int *ret_fd, BwshE
   _cleanup_free_ char *parent = strdup (path);
   _cleanup_close_ int fd = -1;
   struct stat st;
+  bool create;
   char *slash;
 
   if (parent == NULL)
     return -ENOMEM;
   slash = strrchr (parent, '/');
   make = make && geteuid () == 0;
-  if (slash != NULL && slash != parent && make)
+  /* Made only when missing: where it is (every login but the first of a
+   * boot) one open() instead of a mkdir() per element (#37). */
+  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  create = make && fd < 0 && errno == ENOENT;
+  if (slash != NULL && slash != parent && create)
     {
       /* Missing ancestors (a test prefix's run/) get the usual 0755. */
       *slash = '\0';
@@ -74,9 +81,10 @@ bwsh_root_dir_open (const char *path, mode_t mode, bool make, int *ret_fd, BwshE
       if (mkdir (parent, 0755) < 0 && errno != EEXIST)
         return bwsh_error_set (err, -errno, parent, 0, 0, "cannot create the directory: %m");
     }
-  if (make && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
+  if (create && mkdir (path, mode & 0777) < 0 && errno != EEXIST)
     return bwsh_error_set (err, -errno, path, 0, 0, "cannot create the directory: %m");
-  fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0)
+    fd = open (path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0)
     return errno == ENOENT ? -ENOENT : bwsh_error_set (err, -errno, path, 0, 0, "cannot open the directory: %m");
   if (fstat (fd, &st) < 0)
@@ -298,12 +306,29 @@ dir_take (int *fdp, DIR **ret)
   return 0;
 }
 
+/* When the process that started at @start (clock ticks after boot, as in an
+ * entry's name) started, in ns since the epoch: a little early, never late
+ * (the tick rounds down). */
+static int64_t
+start_to_realtime (uint64_t start)
+{
+  struct timespec real, boot;
+  long hz = sysconf (_SC_CLK_TCK);
+
+  if (hz <= 0 || clock_gettime (CLOCK_REALTIME, &real) < 0 || clock_gettime (CLOCK_BOOTTIME, &boot) < 0)
+    return 0;
+  return ((int64_t) real.tv_sec - (int64_t) boot.tv_sec) * 1000000000 + ((int64_t) real.tv_nsec - boot.tv_nsec)
+         + (int64_t) (start / (uint64_t) hz) * 1000000000 + (int64_t) (start % (uint64_t) hz) * (1000000000 / hz);
+}
+
 /* Count the live entries of @uid in the directory *@fdp (taken): the names
  * @prefix PID-START-N (@prefix "": all of them), but @except; remove those
  * whose process is gone, where this process may.  In user/ itself
- * (@prefix "UID-") a file counts only when @uid owns it. */
+ * (@prefix "UID-") a file counts only when @uid owns it.  With @oldest, the
+ * earliest home epoch of them: its process's start (the name) or the
+ * entry's mtime (BwshSessionEntry.home_epoch), whichever is earlier. */
 static int
-count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live)
+count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live, int64_t *oldest)
 {
   _cleanup_closedir_ DIR *d = NULL;
   size_t plen = strlen (prefix);
@@ -327,7 +352,20 @@ count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *ex
                        || st.st_uid != uid))
         continue;
       if (name_alive (pid, start, by_user, uid))
-        (*live)++;
+        {
+          (*live)++;
+          if (oldest != NULL)
+            {
+              int64_t t = start_to_realtime (start);
+              if (fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+                {
+                  int64_t m = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+                  t = m < t ? m : t;
+                }
+              if (t < *oldest)
+                *oldest = t;
+            }
+        }
       else
         (void) unlinkat (fd, de->d_name, 0); /* EACCES for a user in root's place: root's to remove */
     }
@@ -343,8 +381,8 @@ except_in (const char *except_id, const char *place)
   return except_id != NULL && strncmp (except_id, place, n) == 0 ? except_id + n : NULL;
 }
 
-int
-bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
+static int
+scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t *oldest)
 {
   _cleanup_close_ int rootfd = -1, partfd = -1, userfd = -1;
   char place[48];
@@ -356,7 +394,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
   if (r < 0 && r != -ENOENT)
     return r;
   snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_ROOT_PART, (unsigned) uid);
-  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live)) < 0)
+  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live, oldest)) < 0)
     return r;
   /* bwsh's own: in the user's place, or in user/ when it is squatted.
    * No user/ (root never made it): bwsh registered none. */
@@ -365,7 +403,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
       r = bwsh_registry_place_open_in (partfd, false, uid, false, &userfd);
       snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_USER_PART, (unsigned) uid);
       if (r >= 0)
-        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live);
+        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live, oldest);
       else if (r == -EEXIST || r == -ENOENT)
         {
           char prefix[16];
@@ -373,7 +411,7 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
           snprintf (place, sizeof place, "%s/", BWSH_REGISTRY_USER_PART);
           /* Squatted: user/UID-...; none yet: a squatter gone since may
            * have left some (user/ holds a name per user, not per session). */
-          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live);
+          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live, oldest);
         }
       if (r < 0)
         return r;
@@ -382,27 +420,78 @@ bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret
   return 0;
 }
 
+typedef struct
+{
+  pid_t pid;
+  uint64_t start;
+} PlaceName;
+
 int
-bwsh_registry_place_holds (int *placefd, const pid_t *pids, const uint64_t *starts, size_t n, bool *ret)
+bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
+{
+  return scan_at (dirfd, uid, except_id, ret_live, NULL);
+}
+
+int
+bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest)
+{
+  int64_t oldest = INT64_MAX;
+  size_t live = 0;
+  int r = scan_at (dirfd, uid, NULL, &live, &oldest);
+
+  if (r < 0)
+    return r;
+  *ret_oldest = oldest;
+  return 0;
+}
+
+int
+bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
 {
   _cleanup_closedir_ DIR *d = NULL;
+  _cleanup_free_ PlaceName *names = NULL;
+  size_t n = 0, cap = 0;
   struct dirent *de;
   int r = dir_take (placefd, &d);
 
   *ret = false;
   if (r < 0)
     return r;
-  while ((de = readdir (d)) != NULL && !*ret)
+  while ((de = readdir (d)) != NULL)
     {
-      uint64_t start;
-      pid_t pid;
+      PlaceName e;
 
-      if (de->d_name[0] == '.' || bwsh_registry_name_parse (de->d_name, &pid, &start) < 0)
+      if (de->d_name[0] == '.' || bwsh_registry_name_parse (de->d_name, &e.pid, &e.start) < 0 || e.pid <= 0)
         continue;
-      /* The chain was read from /proc now: a match is a live entry. */
-      for (size_t k = 0; k < n; k++)
-        if (pids[k] == pid && starts[k] == start)
-          *ret = true;
+      /* The entry of a process that is gone names no ancestor: one kill (0)
+       * instead of the chain's reads from /proc (#37).  Anything but ESRCH
+       * (EPERM: another user's) leaves it to the chain. */
+      if (kill (e.pid, 0) < 0 && errno == ESRCH)
+        continue;
+      if (n == cap)
+        {
+          PlaceName *v = reallocarray (names, cap = cap > 0 ? 2 * cap : 8, sizeof *v);
+          if (v == NULL)
+            return -ENOMEM;
+          names = v;
+        }
+      names[n++] = e;
+    }
+  /* The chain is read from /proc now: a match is a live entry. */
+  for (size_t k = 0; n > 0 && pid > 1 && k < depth; k++)
+    {
+      pid_t parent;
+      uint64_t start;
+
+      if (bwsh_pid_parent_start (pid, &parent, &start) < 0)
+        break;
+      for (size_t i = 0; i < n; i++)
+        if (names[i].pid == pid && names[i].start == start)
+          {
+            *ret = true;
+            return 0;
+          }
+      pid = parent;
     }
   return 0;
 }

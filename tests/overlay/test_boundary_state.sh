@@ -59,6 +59,23 @@ state_reset()
 
 ssh_listing() { find "$H/.ssh" -printf '%P %y %m\n' | LC_ALL=C sort; }
 
+# bd_home_restore makes every entry of the real home new, and the kept
+# state's closure leaves out an entry born after a live session of the user
+# started: the next login must come after the last one's session has ended
+# (sshd closes it after the client has its exit status), not only after
+# its client returned.
+wait_sessions_ended()
+{
+  local n=
+  for _ in $(seq 100); do
+    n=$("$BWSHCTL" sessions --json 2>/dev/null | python3 -c 'import json, sys
+print(sum(1 for s in json.load(sys.stdin) if s["user"] == sys.argv[1]))' "$IT_USER" 2>/dev/null)
+    [ "$n" = 0 ] && return 0
+    sleep 0.1
+  done
+  it_fail "sessions of $IT_USER still live 10 s after their logins returned: ${n:-?}"
+}
+
 # plant_case NAME PLANT CONTROL WHAT
 #   PLANT    the command run inside
 #   CONTROL  "creates PATH" or "fails", for the naive wrapper
@@ -100,6 +117,7 @@ plant_case()
   rm -rf "${VT:?}"/*
   bd_home_restore
   state_reset
+  wait_sessions_ended
 }
 
 it_check "the first login makes the state; no warning on a clean state"
@@ -129,3 +147,79 @@ it_check "after the plants are undone, the login is clean again"
 bd_login 'echo LOGIN-OK'
 bd_assert_login_ran
 it_assert_err_lacks "warning"
+
+# A real home entry born after an older session started (#38): the older
+# session has no mount point at that name, so it can swap the kept state's
+# name for a symlink between bwsh's checks and bwrap's mount, and bwrap
+# makes the file through it, on the host.  The swap is made at that very
+# moment, deterministically, by a stand-in for bwrap (BWSH_TEST_BWRAP, a
+# test build's): what the older session does from inside, through its
+# writable $HOME, which is the state.
+LATE=late-$$-$RANDOM
+cat >"$IT_TMP/swap-bwrap.sh" <<EOF
+#!/bin/sh
+rm -f '$STATE/$LATE'
+ln -s '/oldroot$VT/$LATE' '$STATE/$LATE'
+exec '$OV_BWRAP' "\$@"
+EOF
+chmod 755 "$IT_TMP/swap-bwrap.sh"
+
+it_check "late entry: an older session is live when the administrator adds ~/$LATE"
+ssh_hold older 120 || exit 1
+older=$SSH_HOLD_PID
+echo from-the-administrator >"$H/$LATE"
+chmod 644 "$H/$LATE"
+it_defer rm -f "$H/$LATE"
+
+control=$(bd_link_control "creates $VT/$LATE")
+it_check "late entry: control: without the closure the swap makes bwrap create $VT/$LATE on the host"
+BWSH_TEST_NO_HOME_CLOSURE=1 BWSH_TEST_BWRAP=$IT_TMP/swap-bwrap.sh it_bwsh -c 'echo LOGIN-OK'
+if [ "$control" = fails ]; then
+  it_assert_absent "$VT/$LATE"
+else
+  it_assert_exists "$VT/$LATE"
+  [ "$(stat -c %u "$VT/$LATE" 2>/dev/null)" = "$IT_UID" ] || it_fail "$VT/$LATE is not the user's"
+fi
+rm -f "$VT/$LATE" "$STATE/$LATE"
+
+it_check "late entry: bwsh leaves it out while the older session lives: nothing on the host, the login works"
+BWSH_TEST_BWRAP=$IT_TMP/swap-bwrap.sh it_bwsh -c 'echo LOGIN-OK'
+it_assert_rc 0
+it_assert_out_has LOGIN-OK
+it_assert_absent "$VT/$LATE"
+bd_assert_warning "$H/$LATE: " "older session" "log out of your older sessions to see it"
+rm -f "$STATE/$LATE"
+
+it_check "late entry: once the older session has ended, the next login shows it"
+kill "$older" 2>/dev/null
+wait "$older" 2>/dev/null
+# The older session's processes end after its client: wait for that state.
+for _ in $(seq 100); do
+  it_bwsh -c "cat ~/$LATE"
+  [ "$IT_OUT" = from-the-administrator ] && break
+  sleep 0.1
+done
+it_assert_rc 0
+# shellcheck disable=SC2088 # a label, not a path
+it_assert_eq from-the-administrator "$IT_OUT" "~/$LATE in the next login"
+it_assert_err_lacks "older session"
+it_assert_absent "$VT/$LATE"
+
+# A kept state needs the session registered (the closure reads what each
+# live session may change from the registry): a session bwsh cannot
+# register gets a tmpfs state, with a warning, never a refused login.
+it_check "a session bwsh cannot register gets a tmpfs state, with a warning; nothing is kept"
+REGISTRY=$IT_PREFIX/run/bwsh/sessions
+[ -d "$REGISTRY" ] || { it_fail "no registry at $REGISTRY"; exit 1; }
+IT_RC=0
+# An empty registry of root's: the user may not make its part there.
+timeout -k 5 60 unshare -m --propagation private -- sh -c 'mount -t tmpfs -o mode=0755 none "$1" || exit 1
+  shift; exec setpriv --reuid="$1" --regid="$2" --init-groups "$3" -c "$4"' sh "$REGISTRY" "$IT_UID" "$IT_GID" \
+  "$IT_BWSH" 'echo unkept >"$HOME/unregistered.txt" && echo LOGIN-OK' </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" \
+  || IT_RC=$?
+it_collect
+it_assert_rc 0
+it_assert_out_has LOGIN-OK
+bd_assert_warning "state_dir $STATE: this session cannot be registered, and a kept state needs it" \
+  "the session's state is a tmpfs this time, gone at logout"
+it_assert_absent "$STATE/unregistered.txt"

@@ -33,8 +33,11 @@
 #   ssh_in_ns CMD...       CMD... in the current sshd's mount namespace, as root
 #   ssh_mark               start a confinement window (a timestamp marker)
 #   ssh_assert_confined    since ssh_mark, on the host: nothing in $HOME
-#                          changed outside the project dir and the editable
-#                          overlay's ~/.config/bwsh, and no file owned
+#                          changed outside the project dir, the editable
+#                          overlay's ~/.config/bwsh and the kept state
+#                          ~/.local/state/bwsh (and the directories on the
+#                          way to it), no name of the home appeared (but
+#                          .local) or went, and no file owned
 #                          by the user appeared in /tmp, /var/tmp, /dev/shm,
 #                          /run/lock, /var/spool or /var/mail
 #   ssh_assert_no_user_processes   no process of the user is left (waits 5 s)
@@ -280,16 +283,27 @@ ssh_in_ns()
 ssh_mark()
 {
   touch "$IT_TMP/mark"
+  find "$IT_HOME" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort >"$IT_TMP/mark.names"
   sleep 0.02
 }
 
 ssh_assert_confined()
 {
-  local found
-  # The overlay's directory is writable inside by design (user_config_mode).
+  local found state=$IT_HOME/.local/state/bwsh
+  # The overlay's directory is writable inside by design (user_config_mode),
+  # and the kept state (the shipped state_dir) is the session's.  Making
+  # that state changes the directories on the way to it (their mtime; a new
+  # ~/.local): no other name may appear in the home, none may go.
   found=$(find "$IT_HOME" -path "$IT_HOME/project" -prune -o -path "$IT_HOME/.config/bwsh" -prune \
-    -o -newer "$IT_TMP/mark" -print 2>/dev/null)
-  [ -z "$found" ] || it_fail "written outside the project dir, in the home: $found"
+    -o -path "$state" -prune \
+    -o -newer "$IT_TMP/mark" ! \( -type d \( -path "$IT_HOME" -o -path "$IT_HOME/.local" -o -path "$IT_HOME/.local/state" \) \) \
+    -print 2>/dev/null)
+  [ -z "$found" ] || it_fail "written outside the project dir and the kept state, in the home: $found"
+  if [ -f "$IT_TMP/mark.names" ]; then
+    found=$(find "$IT_HOME" -mindepth 1 -maxdepth 1 -printf '%f\n' | LC_ALL=C sort | diff "$IT_TMP/mark.names" - \
+      | grep '^[<>]' | grep -vxF '> .local')
+    [ -z "$found" ] || it_fail "names of the real home changed: $found"
+  fi
   # Every test build's PREFIX/run is that build's /run, where bwsh keeps its
   # session registry, as the user for a session it registers itself: a
   # stale entry there may belong to an earlier test's user with this uid.

@@ -1,12 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `ssh -tt`: an interactive login through a real pty (python's pty module):
-# prompt, tty, window size and resize, job control, Ctrl-C, all in the sandbox.
+# prompt, tty, window size and resize, job control, Ctrl-C, all in the sandbox;
+# with state = "persistent" for its user, ~/notes.txt written there is there
+# at the next login, kept in state_dir, never in the real home (#38).
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC2088,SC1010,SC1003,SC1091
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 ssh_start main
+# The kept state (#38) for this test's user, in bwsh's policy and pam_bwsh's.
+DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-pty-$IT_USER.conf
+mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+it_defer rm -f "$DROPIN"
+printf 'match = ( { user = "%s"; state = "persistent"; } );\n' "$IT_USER" | tee "$DROPIN" >>"$SSH_POLICY"
+chmod 644 "$DROPIN"
+export BWSH_PTY_NOTICE="bwsh: what you save in the home is kept for your next login (in $IT_HOME/.local/state/bwsh); $IT_HOME/project is the real directory, the rest of your real home is read-only"
 
 it_check "an interactive pty session behaves like a terminal and stays confined"
 ssh_mark
@@ -18,6 +27,15 @@ printf '%s\n' "$IT_OUT" >&2
 it_assert_rc 0
 it_assert_out_lacks "FAIL:"
 it_assert_out_has "ok: a window resize reaches the shell"
+it_assert_out_has "ok: ~/notes.txt is written (status 0)"
 ssh_assert_confined
+
+it_check "~/notes.txt written at the terminal is there at the next login, kept in the state, not the real home"
+ssh_run t 'cat ~/notes.txt'
+it_assert_rc 0
+it_assert_eq saved-at-the-terminal "$IT_OUT" "~/notes.txt at the next login"
+it_assert_eq saved-at-the-terminal "$(cat "$IT_HOME/.local/state/bwsh/notes.txt")" "the kept state's notes.txt"
+it_assert_absent "$IT_HOME/notes.txt"
+it_assert_eq "$IT_USER 700" "$(stat -c '%U %a' "$IT_HOME/.local/state/bwsh")" "state_dir's owner and mode"
 ssh_stop
 ssh_assert_no_user_processes

@@ -1,12 +1,15 @@
 #!/bin/bash
-# No upload is silently lost (#25 item 6).  With state = "tmpfs" (the
-# shipped default) $HOME inside is the session's own tmpfs: a file an ssh
-# command writes there is gone at logout, which a shell user can see and
-# expect.  scp, sftp put and rsync into the home reported success and the
-# file was gone at the next login.  A file transfer (scp -t, sftp-server,
-# rsync --server) now gets a read-only $HOME: the upload fails, with a
-# non-zero status, and the same upload into the project directory works and
-# is there at the next login.
+# No upload is silently lost (#25 item 6, #38).
+# - With state = "persistent" (a drop-in for this test's user) what an ssh
+#   command, scp (both protocols), sftp put and rsync write into the home
+#   is there at the next login, in state_dir (~/.local/state/bwsh), never in
+#   the real home.
+# - With the shipped state = "tmpfs" $HOME inside is the session's own
+#   tmpfs, gone at logout: a file transfer (scp -t, sftp-server, rsync
+#   --server) gets a read-only $HOME, so an upload there fails, with a
+#   non-zero status and, where the protocol carries the server's stderr
+#   (scp -O, rsync), the reason; the same upload into the project directory
+#   works and is there at the next login.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +23,60 @@ client() { IT_RC=0; timeout -k 5 60 "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/er
 sftp_batch() { printf '%s\n' "$1" >"$IT_TMP/batch"; client sftp -F "$SSH_CFG" -b "$IT_TMP/batch" t; }
 # next_login NAME: what a later session finds at ~/NAME.
 next_login() { ssh_run t "if test -e ~/$1; then cat ~/$1; else echo gone; fi"; }
+STATE=$IT_HOME/.local/state/bwsh
 
-it_check "an ssh command's state is the session's own, gone at logout (only transfers get a read-only top)"
+# The kept state for this test's user, in bwsh's policy and pam_bwsh's.
+DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-upload-$IT_USER.conf
+mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
+it_defer rm -f "$DROPIN"
+cp "$SSH_POLICY" "$IT_TMP/policy.base"
+printf 'match = ( { user = "%s"; state = "persistent"; } );\n' "$IT_USER" | tee "$DROPIN" >>"$SSH_POLICY"
+chmod 644 "$DROPIN"
+
+# ------------------------------------------------- state = "persistent"
+ssh_mark
+it_check "kept state: an ssh command's file in the home is there at the next login"
+ssh_run t 'mkdir -p ~/.cache && echo note >~/.cache/note; echo kept >~/kept.txt; cat ~/.cache/note'
+it_assert_rc 0
+it_assert_eq note "$IT_OUT" "written and read back in one session"
+next_login .cache/note
+it_assert_eq note "$IT_OUT" "the state at the next login"
+next_login kept.txt
+# shellcheck disable=SC2088 # a label, not a path
+it_assert_eq kept "$IT_OUT" "~/kept.txt at the next login"
+
+for proto in sftp scp; do
+  opt=; [ $proto = scp ] && opt=-O
+  it_check "kept state: scp $opt ($proto protocol) into the home works and is there at the next login"
+  client scp $opt -F "$SSH_CFG" "$IT_TMP/up" "t:up-$proto"
+  it_assert_rc 0
+  it_assert_err_lacks "bwsh:"
+  next_login "up-$proto"
+  it_assert_eq upload "$IT_OUT" "the upload at the next login"
+  it_assert_eq upload "$(cat "$STATE/up-$proto")" "the upload in the kept state"
+  it_assert_absent "$IT_HOME/up-$proto"
+done
+
+it_check "kept state: sftp put into the home works and is there at the next login"
+sftp_batch "put $IT_TMP/up up-put"
+it_assert_rc 0
+next_login up-put
+it_assert_eq upload "$IT_OUT" "the sftp upload at the next login"
+it_assert_absent "$IT_HOME/up-put"
+
+it_check "kept state: rsync into the home works and is there at the next login"
+client rsync -a -e "ssh -F $SSH_CFG" "$IT_TMP/tree/" t:rs/
+it_assert_rc 0
+next_login rs/a
+it_assert_eq a "$IT_OUT" "the rsync upload at the next login"
+it_assert_absent "$IT_HOME/rs"
+ssh_assert_confined
+
+# ---------------------------------------- the shipped state = "tmpfs"
+rm -f "$DROPIN"
+cp "$IT_TMP/policy.base" "$SSH_POLICY"
+
+it_check "tmpfs state: an ssh command's state is the session's own, gone at logout (only transfers get a read-only top)"
 ssh_run t 'mkdir -p ~/.cache && echo note >~/.cache/note; cat ~/.cache/note'
 it_assert_rc 0
 it_assert_eq note "$IT_OUT" "written and read back in one session"
@@ -30,7 +85,7 @@ it_assert_eq gone "$IT_OUT" "the state at the next login"
 
 for proto in sftp scp; do
   opt=; [ $proto = scp ] && opt=-O
-  it_check "scp $opt ($proto protocol) into the home fails, with a non-zero status"
+  it_check "tmpfs state: scp $opt ($proto protocol) into the home fails, with a non-zero status"
   client scp $opt -F "$SSH_CFG" "$IT_TMP/up" "t:up-$proto"
   [ "$IT_RC" != 0 ] || it_fail "scp into the home reported success"
   it_assert_absent "$IT_HOME/up-$proto"
@@ -42,14 +97,14 @@ for proto in sftp scp; do
   next_login "up-$proto"
   it_assert_eq gone "$IT_OUT" "nothing was there to lose"
 
-  it_check "scp $opt ($proto protocol) into the project works and is there at the next login"
+  it_check "tmpfs state: scp $opt ($proto protocol) into the project works and is there at the next login"
   client scp $opt -F "$SSH_CFG" "$IT_TMP/up" "t:project/up-$proto"
   it_assert_rc 0
   next_login "project/up-$proto"
   it_assert_eq upload "$IT_OUT" "the upload at the next login"
 done
 
-it_check "sftp put into the home fails, with a non-zero status; into the project it is kept"
+it_check "tmpfs state: sftp put into the home fails, with a non-zero status; into the project it is kept"
 sftp_batch "put $IT_TMP/up up-put"
 [ "$IT_RC" != 0 ] || it_fail "sftp put into the home reported success"
 it_assert_absent "$IT_HOME/up-put"
@@ -58,7 +113,7 @@ it_assert_rc 0
 next_login project/up-put
 it_assert_eq upload "$IT_OUT" "the sftp upload at the next login"
 
-it_check "rsync into the home fails, with a non-zero status; into the project it is kept"
+it_check "tmpfs state: rsync into the home fails, with a non-zero status; into the project it is kept"
 client rsync -a -e "ssh -F $SSH_CFG" "$IT_TMP/tree/" t:rs/
 [ "$IT_RC" != 0 ] || it_fail "rsync into the home reported success"
 # Once on Debian 13 (rsync 3.4.1, OpenSSH 10) the status was 11 and the

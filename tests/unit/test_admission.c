@@ -22,9 +22,11 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "bwshcore.h"
 #include "unit.h"
@@ -309,9 +311,26 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
   assert_false (held);
   e.pid_start--;
+  /* The entry of a gone process alone holds nothing (the lookup skips it
+   * without reading the chain), and beside the parent's changes nothing. */
+  {
+    pid_t gone = fork ();
+    int status;
+    if (gone == 0)
+      _exit (0);
+    assert_true (gone > 0);
+    assert_int_equal (waitpid (gone, &status, 0), gone);
+    snprintf (path, sizeof path, "%s/uid/4243/%d-1-0", sessions, (int) gone);
+    assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0); /* in the place the reused pid's entry made */
+    assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+    assert_false (held);
+  }
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  if (access (path, F_OK) != 0) /* the registration's count removed it */
+    assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
   assert_true (held);
+  assert_int_equal (unlink (path), 0);
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4244, getpid (), &held, NULL), 0);
   assert_false (held);
   /* The same name in the users' part: bwsh's own entry, no PAM session. */
@@ -325,6 +344,53 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
   assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
   assert_false (held);
+  bwsh_session_entry_clear (&e);
+}
+
+/* A kept state's closure (#38): the earliest home epoch of a uid's live
+ * entries, from names and mtimes only: none live gives INT64_MAX; a live
+ * entry gives its process's start, or the epoch written as its mtime when
+ * that is earlier; a gone process's entry counts for nothing. */
+static void
+test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch (void **state)
+{
+  BwshSessionEntry e = { .uid = 4245, .pid = getppid (), .start = 1 };
+  struct timespec now;
+  int64_t oldest = 0, t_now;
+  size_t live;
+
+  (void) state;
+  if (geteuid () != 0)
+    unit_skip ("the registry must be root's: run as root");
+  assert_int_equal (unit_rm_rf (sessions), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0); /* no registry */
+  assert_true (oldest == INT64_MAX);
+  assert_int_equal (clock_gettime (CLOCK_REALTIME, &now), 0);
+  t_now = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
+  e.user = strdup ("x");
+  assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
+  /* The parent's start: before now, after the boot. */
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (oldest < t_now && oldest > 0);
+  int64_t start = oldest;
+  /* A session that left out an entry born a day ago records that. */
+  e.home_epoch = t_now - INT64_C (86400000000000);
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (oldest == e.home_epoch);
+  /* A later epoch than the start changes nothing; another uid sees none. */
+  assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (llabs (oldest - start) < 1000000); /* the boot's offset, read again */
+  assert_int_equal (bwsh_registry_oldest (sessions, 4246, &oldest, NULL), 0);
+  assert_true (oldest == INT64_MAX);
+  /* A process that is gone (its start no longer matches): not live. */
+  e.pid_start++;
+  e.home_epoch = 1;
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_true (llabs (oldest - start) < 1000000);
   bwsh_session_entry_clear (&e);
 }
 
@@ -424,14 +490,59 @@ test_lock_note_for_a_per_uid_registry_id_is_written_and_taken_once (void **state
     assert_int_equal (bwsh_lock_note_write (sessions, bad[i], &lock, NULL), -EINVAL);
 }
 
+/* The entry bwsh writes without jansson is, byte for byte, what
+ * json_pack() and json_dumps (JSON_SORT_KEYS | JSON_COMPACT) wrote (#37);
+ * a string jansson refuses (not UTF-8) is refused too. */
+static void
+test_entry_json_is_janssons_text (void **state)
+{
+  static char strings[][48] = {
+    "alice", "", "a\"quote\\back/slash", "tab\tnl\ncr\rbs\bff\f\x01\x1f\x7f", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x90\xa7",
+  };
+  static char invalid[][8] = { "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\xe0\x80\xaf", "\x80", "\xc3" };
+
+  (void) state;
+  for (size_t i = 0; i < sizeof strings / sizeof strings[0]; i++)
+    {
+      BwshSessionEntry e = { .user = strings[i], .uid = 4243, .service = strings[(i + 1) % 5], .rhost = NULL,
+                             .tty = strings[(i + 2) % 5], .command = strings[(i + 3) % 5],
+                             .policy_path = strings[(i + 4) % 5], .start = i == 1 ? -5 : 1733600000,
+                             .pid = 4242, .pid_start = i == 2 ? UINT64_MAX : 1107398 };
+      _cleanup_free_ char *mine = NULL, *theirs = NULL;
+      json_t *o;
+
+      snprintf (e.plan_digest, sizeof e.plan_digest, "%064d", (int) i);
+      o = json_pack ("{s:s, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I}", "user", e.user, "uid",
+                     (json_int_t) e.uid, "service", e.service, "rhost", "", "tty", e.tty, "command", e.command,
+                     "policy", e.policy_path, "plan_digest", e.plan_digest, "policy_digest", e.policy_digest,
+                     "start", (json_int_t) e.start, "pid", (json_int_t) e.pid, "pid_start", (json_int_t) e.pid_start);
+      assert_non_null (o);
+      theirs = json_dumps (o, JSON_SORT_KEYS | JSON_COMPACT);
+      json_decref (o);
+      assert_int_equal (bwsh_session_entry_json (&e, &mine), 0);
+      assert_string_equal (mine, theirs);
+    }
+  for (size_t i = 0; i < sizeof invalid / sizeof invalid[0]; i++)
+    {
+      BwshSessionEntry e = { .user = strings[0], .tty = invalid[i] };
+      char *text = NULL;
+
+      assert_null (json_pack ("{s:s}", "tty", e.tty));
+      assert_int_equal (bwsh_session_entry_json (&e, &text), -ENOMEM);
+      assert_null (text);
+    }
+}
+
 int
 main (void)
 {
   const struct CMUnitTest tests[] = {
     cmocka_unit_test (test_admission_steps_in_order),
+    cmocka_unit_test (test_entry_json_is_janssons_text),
     cmocka_unit_test (test_user_entries_count_only_for_their_owner),
     cmocka_unit_test (test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid),
     cmocka_unit_test (test_squatted_place_neither_refuses_nor_escapes_max_sessions),
+    cmocka_unit_test (test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch),
     cmocka_unit_test (test_lock_note_for_a_per_uid_registry_id_is_written_and_taken_once),
   };
   return cmocka_run_group_tests (tests, setup_scratch, teardown_scratch);

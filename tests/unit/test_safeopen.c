@@ -366,6 +366,54 @@ test_trusted_path_table (void **state)
     }
 }
 
+/* A memo of the last trusted directory (the policy's bwsh.conf, conf.d and
+ * drop-ins, #37) changes no verdict and no word: each path below is checked
+ * with the memo and without, and both answers must be the same. */
+static void
+test_trusted_path_memo_gives_the_same_answers (void **state)
+{
+  static const struct
+  {
+    const char *name;
+    mode_t mode; /* 0: missing, 1: a symlink to "first" */
+  } cases[] = {
+    { "second", 0644 }, { "missing", 0 }, { "group-writable", 0664 }, { "world-writable", 0646 }, { "link", 1 },
+  };
+  Fixture *f = *state;
+  BwshTrustedDir memo = BWSH_TRUSTED_DIR_INIT;
+  char path[PATH_MAX];
+  BwshError err = { 0 };
+
+  assert_int_equal (chmod (f->dir, 0755), 0);
+  path_join (path, f, "first");
+  write_file (path, "x", 1, 0644);
+  assert_int_equal (bwsh_check_path_trusted_in (path, BWSH_OWNER_ROOT_OR_USER, getuid (), &memo, &err), 0);
+  assert_non_null (memo.path);
+  assert_string_equal (memo.path, f->dir);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+    {
+      BwshError with = { 0 }, without = { 0 };
+      int r_with, r_without;
+
+      path_join (path, f, cases[i].name);
+      if (cases[i].mode == 1)
+        assert_int_equal (symlink ("first", path), 0);
+      else if (cases[i].mode != 0)
+        write_file (path, "x", 1, cases[i].mode);
+      r_with = bwsh_check_path_trusted_in (path, BWSH_OWNER_ROOT_OR_USER, getuid (), &memo, &with);
+      r_without = bwsh_check_path_trusted (path, BWSH_OWNER_ROOT_OR_USER, getuid (), &without);
+      if (r_with != r_without || strcmp (with.message, without.message) != 0 || strcmp (with.file, without.file) != 0)
+        fail_msg ("%s: with the memo %d \"%s\", without %d \"%s\"", cases[i].name, r_with, with.message, r_without,
+                  without.message);
+    }
+  /* Another user's rule never takes the memo's verdict. */
+  path_join (path, f, "second");
+  assert_int_equal (bwsh_check_path_trusted_in (path, BWSH_OWNER_USER, getuid () + 4242, &memo, &err), -EPERM);
+  bwsh_trusted_dir_clear (&memo);
+  assert_null (memo.path);
+  assert_int_equal (memo.fd, -1);
+}
+
 static void
 test_trusted_path_refuses_file_not_owned_by_root (void **state)
 {
@@ -705,6 +753,7 @@ main (void)
     cmocka_unit_test_setup_teardown (test_kernel_file_read_past_its_zero_size, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_accepts_private_dir_under_sticky_tmp, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_table, setup, teardown),
+    cmocka_unit_test_setup_teardown (test_trusted_path_memo_gives_the_same_answers, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_refuses_file_not_owned_by_root, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_refuses_sticky_dir_not_owned_by_root, setup, teardown),
     cmocka_unit_test_setup_teardown (test_trusted_path_missing_is_enoent, setup, teardown),

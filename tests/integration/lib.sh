@@ -40,7 +40,7 @@
 #                          0644, by rename: a session never reads half of it
 #   it_bwsh_paused ARG...  start IT_BWSH ARG... as the user in the background
 #                          under strace, held for up to IT_PAUSE_US (default
-#                          3 s) at its execve of bwrap, i.e. after validation
+#                          10 s) at its execve of bwrap, i.e. after validation
 #                          and opening, before bwrap mounts anything; returns
 #                          once it is held, with IT_PAUSED_PID (bwsh, still
 #                          showing its fds in /proc) and IT_PAUSED_ARGS (the
@@ -382,9 +382,14 @@ it_bwsh_paused()
   # of bwsh, so when=1 is the exec of bwrap, in bwsh or in its child.
   # LeakSanitizer cannot run under ptrace and aborts at exit (the guarded
   # launch's bwsh exits; bwsh-netns too): no leak check in an ASan build here.
+  # The hold is strace's delay, so what a test does while bwsh is held must
+  # fit in it: 3 s did not, on two Debian roots' suites running side by side
+  # (finding the held process took most of it).  A hold until released
+  # (a SIGSTOP injected instead) stops bwrap after its exec, where the fds'
+  # close-on-exec flags test_bwrap_gets_fds.sh reads are gone.
   ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" setpriv --reuid="$IT_UID" --regid="$IT_GID" --init-groups \
     strace -f -o "$IT_TMP/strace" -s 4096 -e trace=execve \
-    -e inject=execve:delay_enter="${IT_PAUSE_US:-3000000}":when=1 \
+    -e inject=execve:delay_enter="${IT_PAUSE_US:-10000000}":when=1 \
     "$IT_BWSH" "$@" </dev/null >"$IT_TMP/out" 2>"$IT_TMP/err" &
   strace_pid=$!
   IT_STRACE_PID=$strace_pid

@@ -75,11 +75,20 @@ ssh_kill_namespace()
   # sshd runs in a namespace of its own: a pid that ended and now names a
   # process of this namespace or of init's (another test's) is not ours.
   [ "$ns" != "$(readlink /proc/self/ns/mnt)" ] && [ "$ns" != "$(readlink /proc/1/ns/mnt)" ] || return 0
-  kill -TERM "$pid" 2>/dev/null
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] || continue
-    kill -KILL "${p#/proc/}" 2>/dev/null
+  # A namespace's number is reused once it is freed: a test beside this one
+  # that unshares its mount namespace at that moment gets it, and was killed
+  # here (pam tests, 0.1 s after they started, in a Debian 13 root).  sshd,
+  # stopped, holds the namespace while its other processes are ended; it
+  # goes last.
+  kill -STOP "$pid" 2>/dev/null
+  for _ in 1 2 3; do
+    for p in /proc/[0-9]*; do
+      if [ "${p#/proc/}" != "$pid" ] && [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ]; then
+        kill -KILL "${p#/proc/}" 2>/dev/null
+      fi
+    done
   done
+  kill -KILL "$pid" 2>/dev/null
   for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 }
 

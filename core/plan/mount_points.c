@@ -467,13 +467,26 @@ racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, si
       racy = racy_parent (p, all, w, path, i);
       if (racy == NULL)
         continue;
+      /* A directory's mount point directly in the kept state: bwrap 0.8
+       * makes it with ensure_dir(): stat(), then mkdir(), which never
+       * follows a final symlink (EEXIST), so a name swapped in for a symlink
+       * creates nothing; the mount itself follows it, but within the
+       * sandbox's own mount namespace: onto /oldroot (detached once set
+       * up), or over a place of the user's own view, showing a source the
+       * plan gives anyway (bubblewrap 0.8.0, bubblewrap.c setup_newroot(),
+       * SETUP_BIND_MOUNT; utils.c ensure_dir(); bind-mount.c bind_mount()).
+       * A file's ensure_file() creat()s through a dangling symlink: a host
+       * name; so does the mkdir() of a deeper element through a parent
+       * swapped for a symlink (mkdir_with_parents()). */
+      if (strcmp (path, dest) == 0 && in_kept_state (p, racy) && mounts_dir (&p->mounts[i]))
+        continue;
       esc = bwsh_escape (racy, strlen (racy));
       if (strcmp (path, dest) == 0 && in_kept_state (p, racy))
         /* Directly in the kept state: a real entry of that name is a mount
          * point in every session (the closure), so the bind may go there. */
         snprintf (buf, bufsz, "destination lies in %s, the kept state, where another session of yours can swap a "
-                  "directory for a symlink while this one starts (skipped; make %s in the real home, or mount it "
-                  "outside the home)", esc != NULL ? esc : "?", dest);
+                  "file's mount point for a symlink while this one starts (skipped; make %s in the real home, or "
+                  "mount it outside the home)", esc != NULL ? esc : "?", dest);
       else
         /* With a kept state, $HOME is a read-write tree too. */
         snprintf (buf, bufsz, "destination lies in %s, where another session of yours can swap a directory for "

@@ -234,3 +234,64 @@ it_assert_out_has LOGIN-OK
 bd_assert_warning "state_dir $STATE: this session cannot be registered, and a kept state needs it" \
   "the session's state is a tmpfs this time, gone at logout"
 it_assert_absent "$STATE/unregistered.txt"
+
+# A user's bind to a name directly in ~ that the real home lacks (#38): its
+# mount point lies in the kept state, which another session can swap for a
+# symlink between bwsh's walk and bwrap's mount.  bwrap makes a directory's
+# mount point with mkdir(2), which never follows a final symlink, so a
+# directory may go there; a file's with creat(2), which does: skipped.  The
+# stand-in swaps both names at the worst moment.
+NF=new-file-$$
+ND=new-dir-$$
+it_as_user sh -c "echo file-source >'$H/$NF.src' && mkdir '$H/$ND.src' && echo dir-source >'$H/$ND.src/x'"
+it_defer rm -rf "$H/$NF.src" "$H/$ND.src"
+cat >"$IT_TMP/new-names.json" <<EOF
+{ "preferences": { "sandboxBwrapMounts": { "additionalROBinds": [
+  { "src": "$H/$NF.src", "dst": "$H/$NF" }, { "src": "$H/$ND.src", "dst": "$H/$ND" } ] } } }
+EOF
+bd_overlay "$IT_TMP/new-names.json"
+wait_sessions_ended
+
+it_check "new names: control: a file's mount point through the state's symlink is a host name, a directory's is not"
+ln -s "/oldroot$VT/$NF" "$STATE/$NF"
+ln -s "/oldroot$VT/$ND" "$STATE/$ND"
+control=$(bd_link_control "creates $VT/$NF")
+OV_NAIVE_HOME=$STATE
+ov_naive 'echo NAIVE-RAN'
+OV_NAIVE_HOME=
+if [ "$control" = fails ]; then
+  it_log "bwrap resolves the link in the new root: nothing to show"
+else
+  it_assert_exists "$VT/$NF"
+  [ "$(stat -c %u "$VT/$NF" 2>/dev/null)" = "$IT_UID" ] || it_fail "$VT/$NF is not the user's"
+fi
+it_assert_absent "$VT/$ND"
+rm -f "$VT/$NF" "$STATE/$NF" "$STATE/$ND"
+
+cat >"$IT_TMP/swap-new.sh" <<EOF
+#!/bin/sh
+for n in '$NF' '$ND'; do
+  rm -rf '$STATE/'"\$n"
+  ln -s '/oldroot$VT/'"\$n" '$STATE/'"\$n"
+done
+exec '$OV_BWRAP' "\$@"
+EOF
+chmod 755 "$IT_TMP/swap-new.sh"
+
+it_check "new names: bwsh skips the file, mounts the directory; swapped at the worst moment, nothing on the host"
+BWSH_TEST_BWRAP=$IT_TMP/swap-new.sh it_bwsh -c 'echo LOGIN-OK'
+it_assert_rc 0
+it_assert_out_has LOGIN-OK
+it_assert_absent "$VT/$NF"
+it_assert_absent "$VT/$ND"
+bd_assert_warning "$H/$NF: " "the kept state" "file's mount point for a symlink" "make $H/$NF in the real home"
+rm -f "$STATE/$NF" "$STATE/$ND"
+
+it_check "new names: without a swap the directory is there, the file is not"
+it_bwsh -c "cat ~/$ND/x; test -e ~/$NF || echo no-file"
+it_assert_rc 0
+it_assert_eq "dir-source
+no-file" "$IT_OUT"
+bd_assert_warning "$H/$NF: " "the kept state"
+it_assert_err_lacks "$H/$ND"
+it_assert_absent "$VT/$ND"

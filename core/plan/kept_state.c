@@ -90,12 +90,6 @@ entry_born (int fd)
   return S_ISDIR (stx.stx_mode) || changed < born ? born : changed;
 }
 
-/* An entry born less than this before the oldest live session's start
- * counts as born after it: a file's times come from the kernel's coarse
- * clock (a jiffy behind, 4 ms at HZ=250), and the start read from an
- * entry's name is the process's, in clock ticks after boot. */
-#define HOME_EPOCH_SLACK_NS INT64_C (50000000)
-
 /* A real top-level entry that appeared after an older live session of the
  * user started is no mount point in that session, which may swap the kept
  * state's name for a symlink between this check and bwrap's mount, and
@@ -117,7 +111,8 @@ closure_skips (BwshPlan *p, BwshMount *m, bool *ret)
     return 0;
 #endif
   born = entry_born (m->fd);
-  if (born < p->home_oldest - HOME_EPOCH_SLACK_NS)
+  /* home_oldest has the clocks' slack taken off already (registry_place.h). */
+  if (born < p->home_oldest)
     return 0;
   *ret = true;
   if (born < p->home_epoch)

@@ -136,8 +136,8 @@ typedef struct BwshPlan
   /* A kept state's closure (docs/security.md, "The home"): home_oldest is
    * the earliest home epoch of the user's live sessions (ns since the
    * epoch; INT64_MAX: none; BWSH_HOME_OLDEST_UNKNOWN: the registry cannot be
-   * read), set by the session before resolution; a real top-level entry
-   * born since is not bound over the kept state.  home_epoch is this
+   * read), less the clocks' slack, set by the session before resolution; a
+   * real top-level entry born since is not bound over the kept state.  home_epoch is this
    * session's, for its registry entry: no later than the listing of the
    * home nor the birth of any entry it left out. */
   int64_t home_oldest;

@@ -52,7 +52,8 @@ bwsh_admit_verdict_name (BwshAdmitVerdict v)
  * entries (registry_place.c), never a read of the registry's entries: the
  * cost is the same with a thousand sessions of other users live (#37). */
 int
-bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err)
+bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshRegistryName *ret_name,
+                              BwshError *err)
 {
   _cleanup_close_ int dirfd = -1, placefd = -1;
   int r;
@@ -70,7 +71,7 @@ bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, 
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
                            strerror (-r));
   /* Only pam_bwsh's (root's) entries: one bwsh wrote is no PAM session. */
-  r = bwsh_registry_place_holds (&placefd, pid, ANCESTORS_MAX, ret);
+  r = bwsh_registry_place_holds (&placefd, pid, ANCESTORS_MAX, ret, ret_name);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0, "cannot read the session registry: %s",
                            strerror (-r));
@@ -127,7 +128,8 @@ check_sessions (const BwshAdmitRequest *req, const BwshIdentity *id, const BwshP
   a->max_sessions = pol->max_sessions;
   if (req->session_pid > 0)
     {
-      r = bwsh_registry_holds_ancestor (req->sessions_dir, id->uid, req->session_pid, &a->registered, err);
+      r = bwsh_registry_holds_ancestor (req->sessions_dir, id->uid, req->session_pid, &a->registered,
+                                        &a->registered_as, err);
       if (r < 0)
         return bwsh_error_step (err, BWSH_ERROR_LIMIT, r);
       /* pam_bwsh counted it, under the same rule, and holds its place. */

@@ -57,6 +57,7 @@ typedef struct BwshAdmission
   size_t live;            /* the user's live sessions (not this one) */
   unsigned max_sessions;  /* the policy's; 0: no limit */
   bool registered;        /* pam_bwsh registered this session (see session_pid) */
+  BwshRegistryName registered_as; /* registered: the name of pam_bwsh's entry */
 } BwshAdmission;
 
 /* Decide.  0 with ret->verdict ALLOWED or NOT_SUBJECT; -EPERM with the
@@ -72,7 +73,8 @@ const char *bwsh_admit_verdict_name (BwshAdmitVerdict v);
 
 /* Whether a live pam_bwsh registration of @uid is held by @pid or one of
  * its ancestors. */
-int bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshError *err);
+int bwsh_registry_holds_ancestor (const char *dir, uid_t uid, pid_t pid, bool *ret, BwshRegistryName *ret_name,
+                                  BwshError *err);
 
 /* True when @service (PAM_SERVICE) is refused for subjects: it does not run
  * the login shell, or refused_services names it. */

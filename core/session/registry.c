@@ -677,8 +677,8 @@ bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err)
 /* @uid's places only: the names, never another user's (#37).  No
  * registry yet this boot: nobody has a session. */
 static int
-read_places (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, int64_t *ret_oldest,
-             BwshError *err)
+read_places (const char *dir, uid_t uid, const char *except_id, const BwshRegistryName *own, size_t *ret_live,
+             int64_t *ret_oldest, BwshError *err)
 {
   _cleanup_close_ int dirfd = -1;
   int r = bwsh_registry_open (dir, &dirfd, err);
@@ -693,7 +693,7 @@ read_places (const char *dir, uid_t uid, const char *except_id, size_t *ret_live
     }
   if (r < 0)
     return r;
-  r = ret_oldest != NULL ? bwsh_registry_oldest_at (dirfd, uid, ret_oldest)
+  r = ret_oldest != NULL ? bwsh_registry_oldest_at (dirfd, uid, own, ret_oldest)
                          : bwsh_registry_count_at (dirfd, uid, except_id, ret_live);
   if (r < 0)
     return bwsh_error_set (err, r, dir != NULL ? dir : BWSH_SESSIONS_DIR, 0, 0,
@@ -704,13 +704,14 @@ read_places (const char *dir, uid_t uid, const char *except_id, size_t *ret_live
 int
 bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err)
 {
-  return read_places (dir, uid, except_id, ret_live, NULL, err);
+  return read_places (dir, uid, except_id, NULL, ret_live, NULL, err);
 }
 
 int
-bwsh_registry_oldest (const char *dir, uid_t uid, int64_t *ret_oldest, BwshError *err)
+bwsh_registry_oldest (const char *dir, uid_t uid, const BwshRegistryName *own, int64_t *ret_oldest,
+                      BwshError *err)
 {
-  return read_places (dir, uid, NULL, NULL, ret_oldest, err);
+  return read_places (dir, uid, NULL, own, NULL, ret_oldest, err);
 }
 
 int

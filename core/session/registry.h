@@ -15,6 +15,14 @@
 #include "errors.h"
 #include "identity.h"
 
+/* What an entry's name PID-START-N says: the process that opened the
+ * session and its start (clock ticks after boot). */
+typedef struct BwshRegistryName
+{
+  pid_t pid;
+  uint64_t start;
+} BwshRegistryName;
+
 typedef struct BwshSessionEntry
 {
   char *id;              /* the file name */
@@ -102,10 +110,12 @@ int bwsh_registry_read (const char *dir, BwshSessionList *ret, BwshError *err);
  * No registry: 0 sessions. */
 int bwsh_registry_count (const char *dir, uid_t uid, const char *except_id, size_t *ret_live, BwshError *err);
 
-/* The earliest home epoch of @uid's live sessions (registry_place.h,
- * bwsh_registry_oldest_at()); INT64_MAX when none is live or there is no
- * registry. */
-int bwsh_registry_oldest (const char *dir, uid_t uid, int64_t *ret_oldest, BwshError *err);
+/* The earliest home epoch of @uid's live sessions, less what the clocks
+ * leave unsure (registry_place.h, bwsh_registry_oldest_at()); INT64_MAX
+ * when none is live or there is no registry.  @own: pam_bwsh's entry of
+ * this very session (BwshAdmission.registered_as), or NULL. */
+int bwsh_registry_oldest (const char *dir, uid_t uid, const BwshRegistryName *own, int64_t *ret_oldest,
+                          BwshError *err);
 
 /* Register @e, then count @e->uid's other live sessions; when @max_sessions
  * (0: no limit) were already live, remove @e again and return -EUSERS.

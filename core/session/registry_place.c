@@ -321,14 +321,55 @@ start_to_realtime (uint64_t start)
          + (int64_t) (start / (uint64_t) hz) * 1000000000 + (int64_t) (start % (uint64_t) hz) * (1000000000 / hz);
 }
 
+/* A real entry born less than this before a live session's start counts
+ * as born after it: a file's times come from the kernel's coarse clock (a
+ * jiffy behind, 4 ms at HZ=250), and the start read from an entry's name
+ * is the process's, in clock ticks after boot, converted with the boot's
+ * offset read again now. */
+#define HOME_EPOCH_SLACK_NS INT64_C (50000000)
+
+/* How far the coarse clock, which stamps a file's times, may lag. */
+static int64_t
+coarse_tick (void)
+{
+  struct timespec res;
+
+  if (clock_getres (CLOCK_REALTIME_COARSE, &res) < 0 || res.tv_sec != 0 || res.tv_nsec <= 0)
+    return HOME_EPOCH_SLACK_NS;
+  return res.tv_nsec;
+}
+
+/* The home epoch of the live entry @name in @fd, started at @start, less
+ * what the clocks leave unsure.  pam_bwsh's entry of this very session
+ * (@own) by its mtime alone: pam_bwsh wrote it, as root, with the epoch of
+ * its own plan, or at its registration when that plan kept no state, and
+ * every sandbox of that session (more than one where one process holds
+ * several, hence the counter in the name) started after that and listed
+ * the home itself.  Its process's start (an sshd that began before the
+ * user authenticated) would leave out what appeared during the login. */
+static int64_t
+entry_epoch (int fd, const char *name, uint64_t start, bool own)
+{
+  int64_t t = start_to_realtime (start), m;
+  struct stat st;
+
+  if (fstatat (fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+    return t - HOME_EPOCH_SLACK_NS;
+  m = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+  if (own)
+    return m - coarse_tick ();
+  return (m < t ? m : t) - HOME_EPOCH_SLACK_NS;
+}
+
 /* Count the live entries of @uid in the directory *@fdp (taken): the names
  * @prefix PID-START-N (@prefix "": all of them), but @except; remove those
  * whose process is gone, where this process may.  In user/ itself
  * (@prefix "UID-") a file counts only when @uid owns it.  With @oldest, the
- * earliest home epoch of them: its process's start (the name) or the
- * entry's mtime (BwshSessionEntry.home_epoch), whichever is earlier. */
+ * earliest home epoch of them (entry_epoch(); @own: pam_bwsh's entry of
+ * this session, in root's part only). */
 static int
-count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, size_t *live, int64_t *oldest)
+count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *except, const BwshRegistryName *own,
+           size_t *live, int64_t *oldest)
 {
   _cleanup_closedir_ DIR *d = NULL;
   size_t plen = strlen (prefix);
@@ -356,12 +397,8 @@ count_dir (int *fdp, uid_t uid, bool by_user, const char *prefix, const char *ex
           (*live)++;
           if (oldest != NULL)
             {
-              int64_t t = start_to_realtime (start);
-              if (fstatat (fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-                {
-                  int64_t m = (int64_t) st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-                  t = m < t ? m : t;
-                }
+              int64_t t = entry_epoch (fd, de->d_name, start,
+                                       !by_user && own != NULL && own->pid == pid && own->start == start);
               if (t < *oldest)
                 *oldest = t;
             }
@@ -382,7 +419,8 @@ except_in (const char *except_id, const char *place)
 }
 
 static int
-scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t *oldest)
+scan_at (int dirfd, uid_t uid, const char *except_id, const BwshRegistryName *own, size_t *ret_live,
+         int64_t *oldest)
 {
   _cleanup_close_ int rootfd = -1, partfd = -1, userfd = -1;
   char place[48];
@@ -394,7 +432,7 @@ scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t 
   if (r < 0 && r != -ENOENT)
     return r;
   snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_ROOT_PART, (unsigned) uid);
-  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), &live, oldest)) < 0)
+  if (r >= 0 && (r = count_dir (&rootfd, uid, false, "", except_in (except_id, place), own, &live, oldest)) < 0)
     return r;
   /* bwsh's own: in the user's place, or in user/ when it is squatted.
    * No user/ (root never made it): bwsh registered none. */
@@ -403,7 +441,7 @@ scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t 
       r = bwsh_registry_place_open_in (partfd, false, uid, false, &userfd);
       snprintf (place, sizeof place, "%s/%u/", BWSH_REGISTRY_USER_PART, (unsigned) uid);
       if (r >= 0)
-        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), &live, oldest);
+        r = count_dir (&userfd, uid, true, "", except_in (except_id, place), NULL, &live, oldest);
       else if (r == -EEXIST || r == -ENOENT)
         {
           char prefix[16];
@@ -411,7 +449,7 @@ scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t 
           snprintf (place, sizeof place, "%s/", BWSH_REGISTRY_USER_PART);
           /* Squatted: user/UID-...; none yet: a squatter gone since may
            * have left some (user/ holds a name per user, not per session). */
-          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), &live, oldest);
+          r = count_dir (&partfd, uid, true, prefix, except_in (except_id, place), NULL, &live, oldest);
         }
       if (r < 0)
         return r;
@@ -420,24 +458,18 @@ scan_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live, int64_t 
   return 0;
 }
 
-typedef struct
-{
-  pid_t pid;
-  uint64_t start;
-} PlaceName;
-
 int
 bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live)
 {
-  return scan_at (dirfd, uid, except_id, ret_live, NULL);
+  return scan_at (dirfd, uid, except_id, NULL, ret_live, NULL);
 }
 
 int
-bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest)
+bwsh_registry_oldest_at (int dirfd, uid_t uid, const BwshRegistryName *own, int64_t *ret_oldest)
 {
   int64_t oldest = INT64_MAX;
   size_t live = 0;
-  int r = scan_at (dirfd, uid, NULL, &live, &oldest);
+  int r = scan_at (dirfd, uid, NULL, own, &live, &oldest);
 
   if (r < 0)
     return r;
@@ -446,10 +478,10 @@ bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest)
 }
 
 int
-bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
+bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret, BwshRegistryName *ret_name)
 {
   _cleanup_closedir_ DIR *d = NULL;
-  _cleanup_free_ PlaceName *names = NULL;
+  _cleanup_free_ BwshRegistryName *names = NULL;
   size_t n = 0, cap = 0;
   struct dirent *de;
   int r = dir_take (placefd, &d);
@@ -459,7 +491,7 @@ bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
     return r;
   while ((de = readdir (d)) != NULL)
     {
-      PlaceName e;
+      BwshRegistryName e;
 
       if (de->d_name[0] == '.' || bwsh_registry_name_parse (de->d_name, &e.pid, &e.start) < 0 || e.pid <= 0)
         continue;
@@ -470,7 +502,7 @@ bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
         continue;
       if (n == cap)
         {
-          PlaceName *v = reallocarray (names, cap = cap > 0 ? 2 * cap : 8, sizeof *v);
+          BwshRegistryName *v = reallocarray (names, cap = cap > 0 ? 2 * cap : 8, sizeof *v);
           if (v == NULL)
             return -ENOMEM;
           names = v;
@@ -489,6 +521,8 @@ bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret)
         if (names[i].pid == pid && names[i].start == start)
           {
             *ret = true;
+            if (ret_name != NULL)
+              *ret_name = (BwshRegistryName) { .pid = pid, .start = start };
             return 0;
           }
       pid = parent;

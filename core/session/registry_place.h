@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "errors.h"
+#include "registry.h"
 
 #define BWSH_REGISTRY_ROOT_PART "uid"
 #define BWSH_REGISTRY_USER_PART "user"
@@ -42,16 +43,20 @@ int bwsh_registry_name_parse (const char *name, pid_t *ret_pid, uint64_t *ret_st
 /* The live entries of @uid (both places; not @except_id), from their names
  * and /proc; those of gone processes are removed where this process may. */
 int bwsh_registry_count_at (int dirfd, uid_t uid, const char *except_id, size_t *ret_live);
-/* The earliest home epoch among the live entries of @uid (both places):
- * for each, its process's start or its mtime (BwshSessionEntry.home_epoch),
- * whichever is earlier; INT64_MAX when none is live.  Names and inodes
- * only, no entry's JSON: a kept state's closure asks it at every login. */
-int bwsh_registry_oldest_at (int dirfd, uid_t uid, int64_t *ret_oldest);
+/* The earliest home epoch among the live entries of @uid (both places),
+ * less what the clocks leave unsure: a real entry born before it is in the
+ * listing of every live session.  For each entry, its process's start or
+ * its mtime (BwshSessionEntry.home_epoch), whichever is earlier, less 50
+ * ms; for @own (pam_bwsh's entry of this very session, or NULL), its mtime
+ * alone, less a tick of the coarse clock.  INT64_MAX when none is live.
+ * Names and inodes only, no entry's JSON: a kept state's closure asks it
+ * at every login. */
+int bwsh_registry_oldest_at (int dirfd, uid_t uid, const BwshRegistryName *own, int64_t *ret_oldest);
 /* Whether the place *@placefd (taken) names @pid or one of its ancestors,
  * @depth processes at most, with the start time /proc gives now (a match is
- * live).  The chain is read only when the place names a process that
- * exists. */
-int bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret);
+ * live); the name matched in @ret_name (may be NULL).  The chain is read
+ * only when the place names a process that exists. */
+int bwsh_registry_place_holds (int *placefd, pid_t pid, size_t depth, bool *ret, BwshRegistryName *ret_name);
 /* After root removed the entry @id ("uid/UID/..."): UID's entries whose
  * process is gone go too (pam_bwsh's close). */
 void bwsh_registry_sweep (int dirfd, const char *id);

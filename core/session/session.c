@@ -120,9 +120,12 @@ as_user (const BwshSessionRequest *req, BwshSession *s, BwshError *err)
       BwshErrorCode step = BWSH_ERROR_PROJECT_DIR;
 
       /* A kept state's closure: when the user's oldest live session began
-       * (plan.h, home_oldest); a plan built again needs it again. */
+       * (plan.h, home_oldest), this session's own pam_bwsh entry judged by
+       * its epoch alone; a plan built again needs it again. */
       if (s->plan->state != NULL && strcmp (s->plan->state, "persistent") == 0
-          && bwsh_registry_oldest (NULL, s->id->uid, &s->plan->home_oldest, &(BwshError) { 0 }) < 0)
+          && bwsh_registry_oldest (NULL, s->id->uid, s->admission->registered ? &s->admission->registered_as : NULL,
+                                   &s->plan->home_oldest, &(BwshError) { 0 })
+                 < 0)
         s->plan->home_oldest = BWSH_HOME_OLDEST_UNKNOWN;
 
       r = run ? bwsh_mkdir_under_home (s->plan->home, s->plan->project_dir, err) : 0;

@@ -302,13 +302,13 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   if (geteuid () != 0)
     unit_skip ("the registry must be root's: run as root");
   assert_int_equal (unit_rm_rf (sessions), 0);
-  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0); /* no registry */
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL, NULL), 0); /* no registry */
   assert_false (held);
   e.user = strdup ("x");
   assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
   e.pid_start++; /* a pid now reused */
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
-  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL, NULL), 0);
   assert_false (held);
   e.pid_start--;
   /* The entry of a gone process alone holds nothing (the lookup skips it
@@ -322,16 +322,16 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
     assert_int_equal (waitpid (gone, &status, 0), gone);
     snprintf (path, sizeof path, "%s/uid/4243/%d-1-0", sessions, (int) gone);
     assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0); /* in the place the reused pid's entry made */
-    assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+    assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL, NULL), 0);
     assert_false (held);
   }
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
   if (access (path, F_OK) != 0) /* the registration's count removed it */
     assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
-  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL, NULL), 0);
   assert_true (held);
   assert_int_equal (unlink (path), 0);
-  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4244, getpid (), &held, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4244, getpid (), &held, NULL, NULL), 0);
   assert_false (held);
   /* The same name in the users' part: bwsh's own entry, no PAM session. */
   snprintf (path, sizeof path, "%s/%s", sessions, e.id);
@@ -342,28 +342,35 @@ test_ancestor_lookup_finds_only_a_live_pam_entry_of_the_uid (void **state)
   assert_int_equal (chown (path, 4243, 0), 0);
   snprintf (path, sizeof path, "%s/user/4243/%d-%llu-0", sessions, (int) e.pid, (unsigned long long) e.pid_start);
   assert_int_equal (mknod (path, S_IFREG | 0644, 0), 0);
-  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL), 0);
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4243, getpid (), &held, NULL, NULL), 0);
   assert_false (held);
   bwsh_session_entry_clear (&e);
 }
 
 /* A kept state's closure (#38): the earliest home epoch of a uid's live
- * entries, from names and mtimes only: none live gives INT64_MAX; a live
- * entry gives its process's start, or the epoch written as its mtime when
- * that is earlier; a gone process's entry counts for nothing. */
+ * entries, from names and mtimes only, less the clocks' slack (50 ms): none
+ * live gives INT64_MAX; a live entry gives its process's start, or the
+ * epoch written as its mtime when that is earlier; a gone process's entry
+ * counts for nothing.  The session's own pam_bwsh entry (found by bwsh as
+ * its ancestor's) counts by its epoch alone, less a tick of the coarse
+ * clock: its process's start (an sshd that began before the user
+ * authenticated) would leave out what appeared during the login. */
 static void
 test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch (void **state)
 {
+  static const int64_t slack = INT64_C (50000000);
   BwshSessionEntry e = { .uid = 4245, .pid = getppid (), .start = 1 };
-  struct timespec now;
+  BwshRegistryName own = { 0 };
+  struct timespec now, tick;
   int64_t oldest = 0, t_now;
+  bool held = false;
   size_t live;
 
   (void) state;
   if (geteuid () != 0)
     unit_skip ("the registry must be root's: run as root");
   assert_int_equal (unit_rm_rf (sessions), 0);
-  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0); /* no registry */
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0); /* no registry */
   assert_true (oldest == INT64_MAX);
   assert_int_equal (clock_gettime (CLOCK_REALTIME, &now), 0);
   t_now = (int64_t) now.tv_sec * 1000000000 + now.tv_nsec;
@@ -371,25 +378,42 @@ test_oldest_home_epoch_is_the_earliest_start_or_recorded_epoch (void **state)
   assert_int_equal (bwsh_pid_start_time (e.pid, &e.pid_start), 0);
   /* The parent's start: before now, after the boot. */
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
-  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
-  assert_true (oldest < t_now && oldest > 0);
+  char *first = strdup (e.id);
+  assert_non_null (first);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0);
+  assert_true (oldest < t_now - slack && oldest > 0);
   int64_t start = oldest;
   /* A session that left out an entry born a day ago records that. */
   e.home_epoch = t_now - INT64_C (86400000000000);
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
-  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
-  assert_true (oldest == e.home_epoch);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0);
+  assert_true (oldest == e.home_epoch - slack);
   /* A later epoch than the start changes nothing; another uid sees none. */
   assert_int_equal (bwsh_registry_unregister (sessions, e.id), 0);
-  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0);
   assert_true (llabs (oldest - start) < 1000000); /* the boot's offset, read again */
-  assert_int_equal (bwsh_registry_oldest (sessions, 4246, &oldest, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4246, NULL, &oldest, NULL), 0);
   assert_true (oldest == INT64_MAX);
+  /* This session's own entry (the parent's, as bwsh finds it): its epoch
+   * alone, a moment ago, not its process's start. */
+  assert_int_equal (bwsh_registry_holds_ancestor (sessions, 4245, getpid (), &held, &own, NULL), 0);
+  assert_true (held);
+  assert_true (own.pid == e.pid && own.start == e.pid_start);
+  assert_int_equal (clock_getres (CLOCK_REALTIME_COARSE, &tick), 0);
+  assert_int_equal (bwsh_registry_unregister (sessions, first), 0);
+  free (first);
+  e.home_epoch = t_now;
+  assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &own, &oldest, NULL), 0);
+  assert_true (oldest == t_now - tick.tv_nsec);
+  /* As another session's entry it counts by its start. */
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0);
+  assert_true (llabs (oldest - start) < 1000000);
   /* A process that is gone (its start no longer matches): not live. */
   e.pid_start++;
   e.home_epoch = 1;
   assert_int_equal (bwsh_registry_register (sessions, &e, 0, &live, NULL), 0);
-  assert_int_equal (bwsh_registry_oldest (sessions, 4245, &oldest, NULL), 0);
+  assert_int_equal (bwsh_registry_oldest (sessions, 4245, NULL, &oldest, NULL), 0);
   assert_true (llabs (oldest - start) < 1000000);
   bwsh_session_entry_clear (&e);
 }

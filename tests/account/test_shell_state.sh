@@ -3,10 +3,11 @@
 # The shell's own state is writable inside, and never written to the real
 # home: git config --global, pip install --user, bash history, ~/.cache, vi
 # and less, through real ssh logins.
-#   test_shell_state.sh tmpfs        the shipped policy: all of it works in
+#   test_shell_state.sh tmpfs        state = "tmpfs": all of it works in
 #                                    one session and is gone after logout
-#   test_shell_state.sh persistent   state = "persistent": it is kept from
-#                                    one login to the next, in state_dir only
+#   test_shell_state.sh persistent   state = "persistent" (shipped): it is
+#                                    kept from one login to the next, in
+#                                    state_dir only
 # Either way, a before/after listing of the real home (names, modes, owners,
 # hashes) shows nothing changed outside the project dir (and state_dir).
 # shellcheck disable=SC2016,SC1091
@@ -26,6 +27,7 @@ if [ "$mode" = persistent ]; then
   acct_policy "state = \"persistent\"; state_dir = \"~/$STATE_REL\";"
   acct_snapshot "$IT_TMP/before" "$STATE_REL"
 else
+  acct_policy 'state = "tmpfs";'
   acct_snapshot "$IT_TMP/before"
 fi
 ssh_start main

@@ -36,6 +36,9 @@
 #                          inherited unchanged (su would reset both)
 #   it_as_user CMD...      CMD... as the user, outside any sandbox (setup, checks)
 #   it_user_config JSON    write ~/.config/bwsh/config.json as the user (0644)
+#   it_user_policy TEXT    TEXT as a drop-in of the policy's for this test's
+#                          user alone (match), removed at exit: tests beside it
+#                          keep the suite's policy
 #   it_install_policy FILE install standard input as the policy FILE, root's and
 #                          0644, by rename: a session never reads half of it
 #   it_bwsh_paused ARG...  start IT_BWSH ARG... as the user in the background
@@ -435,6 +438,13 @@ it_user_config()
   chmod 644 "$IT_TMP/config.json"
   it_as_user cp "$IT_TMP/config.json" "$IT_HOME/.config/bwsh/config.json"
   [ "$IT_RC" = 0 ] || it_fail "cannot write the user config: $IT_ERR"
+}
+
+it_user_policy()
+{
+  local dropin=$IT_PREFIX/etc/bwsh/conf.d/60-user-$IT_USER.conf
+  it_defer rm -f "$dropin"
+  printf 'match = ( { user = "%s"; %s } );\n' "$IT_USER" "$1" | it_install_policy "$dropin"
 }
 
 it_install_policy()

@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # disabledDefaultBinds naming the home directory removes the read-only bind
-# of $HOME: the files in it are not visible inside.
+# of $HOME: the files in it are not visible inside.  On a tmpfs state: a
+# kept state keeps the mount points the real entries had, empty, by name.
 . "$(dirname "$0")/lib.sh"
 it_setup
 it_skip_unless_bwrap
+it_user_policy 'state = "tmpfs";'
 echo secret >"$IT_HOME/notes.txt"
 chown "$IT_USER:" "$IT_HOME/notes.txt"
 

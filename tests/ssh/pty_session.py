@@ -117,9 +117,10 @@ m = expect(r"([\s\S]*?)[$#] $", 20)
 check("a prompt appears", m is not None)
 # Where work is kept, once, at login (issue 38).
 greeting = m.group(1).decode(errors="replace") if m is not None else ""
-# The shipped state = "tmpfs"; BWSH_PTY_NOTICE names another state's line.
+# The shipped state = "persistent"; BWSH_PTY_NOTICE names another state's line.
 notice = os.environ.get("BWSH_PTY_NOTICE") or (
-    f"bwsh: only {home}/project keeps your work: what you save elsewhere in the home is gone at logout")
+    f"bwsh: what you save in the home is kept for your next login (in {home}/.local/state/bwsh); "
+    f"{home}/project is the real directory, the rest of your real home is read-only")
 check("the login says once where work is kept", greeting.count(notice) == 1, greeting)
 send("PS1='P> '; PROMPT_COMMAND=; set +o history\r")
 check("the prompt can be set", expect(r"P> $") is not None)

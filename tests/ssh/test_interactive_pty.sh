@@ -2,20 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # `ssh -tt`: an interactive login through a real pty (python's pty module):
 # prompt, tty, window size and resize, job control, Ctrl-C, all in the sandbox;
-# with state = "persistent" for its user, ~/notes.txt written there is there
-# at the next login, kept in state_dir, never in the real home (#38).
+# under the shipped policy (state = "persistent"), ~/notes.txt written there is
+# there at the next login, kept in state_dir, never in the real home (#38).
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC2088,SC1010,SC1003,SC1091
 . "$(dirname "$0")/lib.sh"
 ssh_prepare
 ssh_start main
-# The kept state (#38) for this test's user, in bwsh's policy and pam_bwsh's.
-DROPIN=$IT_PREFIX/etc/bwsh/conf.d/50-pty-$IT_USER.conf
-mkdir -p "$IT_PREFIX/etc/bwsh/conf.d"
-it_defer rm -f "$DROPIN"
-printf 'match = ( { user = "%s"; state = "persistent"; } );\n' "$IT_USER" | tee "$DROPIN" >>"$SSH_POLICY"
-chmod 644 "$DROPIN"
-export BWSH_PTY_NOTICE="bwsh: what you save in the home is kept for your next login (in $IT_HOME/.local/state/bwsh); $IT_HOME/project is the real directory, the rest of your real home is read-only"
+# bwsh's policy is the shipped file as installed (pam_bwsh's
+# is the suite's own: its plan only feeds the registry).
+SHIPPED=$IT_PREFIX/etc/bwsh/bwsh.conf
+cmp -s "$BWSH_SOURCE_DIR/conf/bwsh.conf" "$SHIPPED" || it_fail "$SHIPPED is not conf/bwsh.conf"
+grep -qx 'state = "persistent";' "$SHIPPED" || it_fail "the shipped policy does not set state = \"persistent\""
 
 it_check "an interactive pty session behaves like a terminal and stays confined"
 ssh_mark

@@ -1,15 +1,15 @@
 #!/bin/bash
 # No upload is silently lost (#25 item 6, #38).
-# - With state = "persistent" (a drop-in for this test's user) what an ssh
-#   command, scp (both protocols), sftp put and rsync write into the home
-#   is there at the next login, in state_dir (~/.local/state/bwsh), never in
-#   the real home.
-# - With the shipped state = "tmpfs" $HOME inside is the session's own
-#   tmpfs, gone at logout: a file transfer (scp -t, sftp-server, rsync
-#   --server) gets a read-only $HOME, so an upload there fails, with a
-#   non-zero status and, where the protocol carries the server's stderr
-#   (scp -O, rsync), the reason; the same upload into the project directory
-#   works and is there at the next login.
+# - With state = "persistent" (shipped; also a drop-in for this test's user)
+#   what an ssh command, scp (both protocols), sftp put and rsync write into
+#   the home is there at the next login, in state_dir (~/.local/state/bwsh),
+#   never in the real home.
+# - With state = "tmpfs" (a drop-in for this test's user) $HOME inside is the
+#   session's own tmpfs, gone at logout: a file transfer (scp -t,
+#   sftp-server, rsync --server) gets a read-only $HOME, so an upload there
+#   fails, with a non-zero status and, where the protocol carries the
+#   server's stderr (scp -O, rsync), the reason; the same upload into the
+#   project directory works and is there at the next login.
 # Remote commands are single-quoted on purpose: they expand inside the sandbox.
 # shellcheck disable=SC2016,SC1091
 . "$(dirname "$0")/lib.sh"
@@ -72,9 +72,9 @@ it_assert_eq a "$IT_OUT" "the rsync upload at the next login"
 it_assert_absent "$IT_HOME/rs"
 ssh_assert_confined
 
-# ---------------------------------------- the shipped state = "tmpfs"
-rm -f "$DROPIN"
+# ------------------------------------------------------ state = "tmpfs"
 cp "$IT_TMP/policy.base" "$SSH_POLICY"
+printf 'match = ( { user = "%s"; state = "tmpfs"; } );\n' "$IT_USER" | tee "$DROPIN" >>"$SSH_POLICY"
 
 it_check "tmpfs state: an ssh command's state is the session's own, gone at logout (only transfers get a read-only top)"
 ssh_run t 'mkdir -p ~/.cache && echo note >~/.cache/note; cat ~/.cache/note'

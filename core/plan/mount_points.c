@@ -453,6 +453,7 @@ racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, si
   for (size_t end = 1; end <= len; end++)
     {
       _cleanup_free_ char *path = NULL, *racy = NULL, *esc = NULL;
+      ssize_t k;
 
       if (end != len && dest[end] != '/')
         continue;
@@ -461,9 +462,23 @@ racy_destination (const BwshPlan *p, const DestTable *all, const Writable *w, si
         return "out of memory";
       /* A mount bwrap made at @path before: its mount point is that mount's
        * (a real home entry over the kept state is one in every live session:
-       * the closure, plan_check_state_conflict()). */
-      if (mount_at (p, all, path, i) >= 0)
-        continue;
+       * the closure, plan_check_state_conflict()).  Not so an entry's
+       * directory at a new name directly in the kept state (below): in
+       * another session that name is no mount point, and swapped for a
+       * symlink after bwrap mounted there, bwrap's walk to a deeper mount
+       * point follows it, and its mkdir() lands on the host. */
+      if ((k = mount_at (p, all, path, i)) >= 0)
+        {
+          if (end == len || !is_entry (&p->mounts[k]) || mount_at (p, all, path, (size_t) k) >= 0
+              || (racy = racy_parent (p, all, w, path, (size_t) k)) == NULL || !in_kept_state (p, racy))
+            continue;
+          esc = bwsh_escape (racy, strlen (racy));
+          snprintf (buf, bufsz, "destination runs through %s, a directory mounted at a new name in %s, the kept "
+                    "state, where another session of yours can swap it for a symlink while this one starts "
+                    "(skipped; mount it outside the home, e.g. at /mnt/%s, and link to it from there)", path,
+                    esc != NULL ? esc : "?", strrchr (dest, '/') + 1);
+          return buf;
+        }
       racy = racy_parent (p, all, w, path, i);
       if (racy == NULL)
         continue;

@@ -28,8 +28,17 @@ chmod 0755 "$STATE_PARENT"
 STATE=$STATE_PARENT/$IT_USER
 mkdir -m 0700 "$STATE"
 chown "$IT_USER:" "$STATE"
+# A read-only tree no session of the user can write, for binds at new names
+# directly in ~ (the last cases).
+RO=$(mktemp -d /var/lib/bwsh-it-ro.XXXXXX) || exit 1
+it_defer rm -rf "$RO"
+chmod 0755 "$RO"
+mkdir -m 0755 "$RO/top" "$RO/top/sub" "$RO/other"
+echo dir-source >"$RO/top/x"
+chmod 0644 "$RO/top/x"
 bd_policy "state = \"persistent\";
-state_dir = \"$STATE_PARENT/%u\";"
+state_dir = \"$STATE_PARENT/%u\";
+ro_ceilings = [ \"$RO\" ];"
 
 # /var/tmp is shared: the link points at a sticky directory of our own in
 # it, so that what bwrap makes there is ours to see (and to remove).
@@ -234,11 +243,15 @@ it_assert_absent "$STATE/unregistered.txt"
 # stand-in swaps both names at the worst moment.
 NF=new-file-$$
 ND=new-dir-$$
-it_as_user sh -c "echo file-source >'$H/$NF.src' && mkdir '$H/$ND.src' && echo dir-source >'$H/$ND.src/x'"
-it_defer rm -rf "$H/$NF.src" "$H/$ND.src"
+it_as_user sh -c "echo file-source >'$H/$NF.src'"
+it_defer rm -f "$H/$NF.src"
+# Below the directory, a deeper entry: its mount point is looked up through
+# the kept state's name, which another session can swap after bwrap mounted
+# there (not at a moment a stand-in before bwrap can pick): skipped.
 cat >"$IT_TMP/new-names.json" <<EOF
 { "preferences": { "sandboxBwrapMounts": { "additionalROBinds": [
-  { "src": "$H/$NF.src", "dst": "$H/$NF" }, { "src": "$H/$ND.src", "dst": "$H/$ND" } ] } } }
+  { "src": "$H/$NF.src", "dst": "$H/$NF" }, { "src": "$RO/top", "dst": "$H/$ND" },
+  { "src": "$RO/other", "dst": "$H/$ND/sub" } ] } } }
 EOF
 bd_overlay "$IT_TMP/new-names.json"
 wait_sessions_ended
@@ -280,13 +293,16 @@ file's mount point for a symlink while this one starts (skipped; make $H/$NF in 
 the home)"
 rm -f "$STATE/$NF" "$STATE/$ND"
 
-it_check "new names: without a swap the directory is there, the file is not"
+it_check "new names: without a swap the directory is there, the file and the deeper entry are not"
 it_bwsh -c "cat ~/$ND/x; test -e ~/$NF || echo no-file"
 it_assert_rc 0
 it_assert_eq "dir-source
 no-file" "$IT_OUT"
 bd_assert_warning "$H/$NF: " "the kept state"
-it_assert_err_lacks "$H/$ND"
+bd_assert_warning "$H/$ND/sub: destination runs through $H/$ND, a directory mounted at a new name in $STATE, the \
+kept state, where another session of yours can swap it for a symlink while this one starts (skipped; mount it \
+outside the home, e.g. at /mnt/sub, and link to it from there)"
+it_assert_err_lacks "$H/$ND:"
 it_assert_absent "$VT/$ND"
 
 # The login's own pam_bwsh entry is no older session (#38): it counts by the

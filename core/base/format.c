@@ -26,3 +26,25 @@ bwsh_format (const char *fmt, ...)
   va_end (ap);
   return s;
 }
+
+char *
+bwsh_format_u64 (char num[24], uint64_t v)
+{
+  char *p = num + 23;
+
+  *p = '\0';
+  do
+    *--p = (char) ('0' + v % 10);
+  while ((v /= 10) != 0);
+  return p;
+}
+
+char *
+bwsh_format_i64 (char num[24], int64_t v)
+{
+  char *p = bwsh_format_u64 (num, v < 0 ? -(uint64_t) v : (uint64_t) v);
+
+  if (v < 0)
+    *--p = '-';
+  return p;
+}

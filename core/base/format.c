@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "format.h"
 
@@ -47,4 +49,18 @@ bwsh_format_i64 (char num[24], int64_t v)
   if (v < 0)
     *--p = '-';
   return p;
+}
+
+char *
+bwsh_concat3 (const char *a, const char *b, const char *c)
+{
+  size_t na = strlen (a), nb = strlen (b), nc = strlen (c);
+  char *s = malloc (na + nb + nc + 1);
+
+  if (s == NULL)
+    return NULL;
+  memcpy (s, a, na);
+  memcpy (s + na, b, nb);
+  memcpy (s + na + nb, c, nc + 1);
+  return s;
 }

@@ -18,6 +18,7 @@
 #include "plan.h"
 #include "plan_internal.h"
 #include "policy.h"
+#include "format.h"
 
 /* Variables passed through from the caller's environment. */
 static const char *const env_allow_default[] = {
@@ -44,11 +45,9 @@ env_add (BwshPlan *p, const char *name, const char *value)
   if (n == NULL)
     return -ENOMEM;
   p->env = n;
-  if (asprintf (&p->env[p->n_env], "%s=%s", name, value) < 0)
-    {
-      p->env[p->n_env] = NULL;
-      return -ENOMEM;
-    }
+  p->env[p->n_env] = bwsh_concat3 (name, "=", value);
+  if (p->env[p->n_env] == NULL)
+    return -ENOMEM;
   p->env[++p->n_env] = NULL;
   return 0;
 }

@@ -18,6 +18,7 @@
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
+#include "format.h"
 
 /* Directories between the read-write mount @rw_dest and the protected path
  * @q become mount points (a read-write bind onto themselves): rename(2)
@@ -69,7 +70,7 @@ symlink_below (const char *base, const char *rest)
   size_t blen;
   struct stat st;
 
-  if (base == NULL || asprintf (&path, "%s%s", strcmp (base, "/") == 0 ? "" : base, rest) < 0)
+  if (base == NULL || (path = bwsh_concat3 (strcmp (base, "/") == 0 ? "" : base, rest, "")) == NULL)
     return false;
   blen = strlen (path) - strlen (rest);
   for (size_t end = blen + 1; path[end - 1] != '\0'; end++)

@@ -324,7 +324,16 @@ policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, con
 
       if (prefix != NULL)
         {
-          snprintf (dotted, sizeof dotted, "%s.%s", prefix, n);
+          size_t np = strlen (prefix), nn = strlen (n);
+          /* snprintf() only for a name it would cut: not on every setting (#37). */
+          if (np + 1 + nn < sizeof dotted)
+            {
+              memcpy (dotted, prefix, np);
+              dotted[np] = '.';
+              memcpy (dotted + np + 1, n, nn + 1);
+            }
+          else
+            snprintf (dotted, sizeof dotted, "%s.%s", prefix, n);
           full = dotted;
         }
 

@@ -27,6 +27,7 @@
 #include "rules.h"
 #include "safeopen.h"
 #include "userconf.h"
+#include "format.h"
 
 /* Entries of $HOME that hold a program's own state, written by programs
  * whether or not they honour XDG_*_HOME: inside, the session's state
@@ -265,7 +266,7 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
   struct stat st;
   ssize_t idx;
 
-  if (asprintf (&dest, "%s/%s", c->id->home, name) < 0)
+  if ((dest = bwsh_concat3 (c->id->home, "/", name)) == NULL)
     return -ENOMEM;
   fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 || fstat (fd, &st) < 0)
@@ -473,7 +474,7 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
   for (size_t i = 0; home_fd >= 0 && i < n_names && r >= 0; i++)
     {
       _cleanup_free_ char *path = NULL;
-      if (asprintf (&path, "%s/%s", home, names[i]) < 0)
+      if ((path = bwsh_concat3 (home, "/", names[i])) == NULL)
         r = -ENOMEM;
       else if (strcmp (path, project) != 0 && !is_state_name (c, path))
         r = add_home_entry (c, home_fd, names[i]);

@@ -14,11 +14,11 @@
 #include "bounds.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "identity.h"
 #include "plan.h"
 #include "plan_internal.h"
 #include "policy.h"
-#include "format.h"
 
 /* Variables passed through from the caller's environment. */
 static const char *const env_allow_default[] = {

@@ -19,6 +19,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "ops.h"
 #include "path.h"
 #include "plan.h"
@@ -27,7 +28,6 @@
 #include "rules.h"
 #include "safeopen.h"
 #include "userconf.h"
-#include "format.h"
 
 /* Entries of $HOME that hold a program's own state, written by programs
  * whether or not they honour XDG_*_HOME: inside, the session's state

@@ -14,11 +14,11 @@
 
 #include "bind_list.h"
 #include "cleanup.h"
+#include "format.h"
 #include "ops.h"
 #include "path.h"
 #include "plan.h"
 #include "plan_internal.h"
-#include "format.h"
 
 /* Directories between the read-write mount @rw_dest and the protected path
  * @q become mount points (a read-write bind onto themselves): rename(2)

@@ -30,9 +30,9 @@
 #include "bounds.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "policy_internal.h"
 #include "safeopen.h"
-#include "format.h"
 
 /* ------------------------------------------------- one parsed document */
 

@@ -27,11 +27,11 @@
 
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "identity.h"
 #include "policy.h"
 #include "policy_internal.h"
 #include "safeopen.h"
-#include "format.h"
 
 /* ----------------------------------------------------------------- load */
 

@@ -52,12 +52,30 @@ opts = argv[1:argv.index("--")] + ["--seccomp", "3"]
 blob = b"".join(a.encode() + b"\0" for a in opts)
 bpf = open(out + "/seccomp.bpf", "rb").read()
 arr = lambda data: ",".join(str(c) for c in data)
+# The same options with each bind's source as an O_PATH fd, as bwsh hands
+# them to bwrap (--ro-bind-fd, --bind-fd; fds from 4 up, the filter at 3).
+fd_opts, sources, k = [], [], 0
+while k < len(opts):
+    if opts[k] in ("--ro-bind", "--bind"):
+        sources.append(opts[k + 1])
+        fd_opts += [opts[k] + "-fd", str(3 + len(sources)), opts[k + 2]]
+        k += 3
+    else:
+        fd_opts.append(opts[k])
+        k += 1
+fd_blob = b"".join(a.encode() + b"\0" for a in fd_opts)
 with open(out + "/floor_data.h", "w") as h:
     h.write("static const char floor_bwrap[] = %s;\n" % json.dumps(argv[0]))
     h.write("static const unsigned char floor_args[] = { %s };\n" % arr(blob))
     h.write("static const unsigned char floor_seccomp[] = { %s };\n" % arr(bpf))
+    h.write("static const unsigned char floor_fd_args[] = { %s };\n" % arr(fd_blob))
+    h.write("static const char *const floor_fd_sources[] = { %s };\n"
+            % ", ".join([json.dumps(x) for x in sources] + ["0"]))
 PY
 cc -O2 -I"$out" -o "$out/floor" "$top/bench/floor.c"
+# What bwsh makes bwrap do beyond the floor, one thing at a time (#37).
+cc -O2 -I"$out" -DFLOOR_FDS -o "$out/floor-fds" "$top/bench/floor.c"
+cc -O2 -I"$out" -DFLOOR_FDS -DFLOOR_CONFINE -o "$out/floor-confined" "$top/bench/floor.c"
 cc -O2 -I"$out" -DFLOOR_BWRAP='"/nonexistent/bwrap"' -o "$out/floor-noexec" "$top/bench/floor.c"
 
 python3 - "$out" "$bwsh" <<'PY'
@@ -75,6 +93,8 @@ seed = ["/usr/bin/bwrap", "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "
         "--dev", "/dev", "--unshare-all", "--die-with-parent", "--", "/bin/bash", "-c", "true"]
 cmds = {"bwsh -c true": [bwsh, "-c", "true"],
         "floor: same plan": {"argv": [out + "/floor"], "env": {}},
+        "floor + bind sources as fds": {"argv": [out + "/floor-fds"], "env": {}},
+        "floor + fds, Landlock, limits": {"argv": [out + "/floor-confined"], "env": {}},
         "bwrap, same plan": same,
         "bwrap, seed's minimal args": seed,
         "firejail --noprofile true": ["/usr/bin/firejail", "--quiet", "--noprofile", "/bin/true"],
@@ -105,6 +125,8 @@ def show(what, cmd, base):
     print("  %-30s wall %.3f  CPU %.3f" % (what, c["paired_ratio_vs_" + base], c["paired_cpu_ratio_vs_" + base]))
 show("bwsh / floor (goal <= 1.05)", "bwsh -c true", "floor: same plan")
 show("bwsh / bare bwrap", "bwsh -c true", "bwrap, same plan")
+show("floor + fds / floor", "floor + bind sources as fds", "floor: same plan")
+show("floor + fds, Landlock / floor", "floor + fds, Landlock, limits", "floor: same plan")
 if "firejail --noprofile true" in r:
     show("firejail --noprofile / floor", "firejail --noprofile true", "floor: same plan")
 PY

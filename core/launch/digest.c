@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "digest.h"
+#include "format.h"
 #include "plan.h"
 #include "render.h"
 
@@ -157,30 +158,6 @@ field (Sha256 *s, const char *v)
   sha256_update (s, v != NULL ? v : "", v != NULL ? strlen (v) + 1 : 1);
 }
 
-/* What snprintf's "%" PRIu64 and "%" PRId64 write, without its cost at
- * every number of every login (#37): the digests stay the same. */
-static char *
-format_u64 (char num[24], uint64_t v)
-{
-  char *p = num + 23;
-
-  *p = '\0';
-  do
-    *--p = (char) ('0' + v % 10);
-  while ((v /= 10) != 0);
-  return p;
-}
-
-static char *
-format_i64 (char num[24], int64_t v)
-{
-  char *p = format_u64 (num, v < 0 ? -(uint64_t) v : (uint64_t) v);
-
-  if (v < 0)
-    *--p = '-';
-  return p;
-}
-
 static void
 to_hex (const unsigned char out[32], char ret_hex[65])
 {
@@ -309,16 +286,16 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
       field (s, *AT (p, f, bool) ? "1" : "0");
       return;
     case BWSH_PLAN_FIELD_INT:
-      v = format_i64 (num, *AT (p, f, int));
+      v = bwsh_format_i64 (num, *AT (p, f, int));
       break;
     case BWSH_PLAN_FIELD_UNSIGNED:
-      v = format_u64 (num, *AT (p, f, unsigned));
+      v = bwsh_format_u64 (num, *AT (p, f, unsigned));
       break;
     case BWSH_PLAN_FIELD_U64:
-      v = format_u64 (num, *AT (p, f, uint64_t));
+      v = bwsh_format_u64 (num, *AT (p, f, uint64_t));
       break;
     case BWSH_PLAN_FIELD_I64:
-      v = format_i64 (num, *AT (p, f, int64_t));
+      v = bwsh_format_i64 (num, *AT (p, f, int64_t));
       break;
     case BWSH_PLAN_FIELD_MOUNTS:
       for (size_t i = 0; i < p->n_mounts; i++)
@@ -328,7 +305,7 @@ plan_field (Sha256 *s, const BwshPlan *p, const BwshPlanField *f)
           field (s, bwsh_verdict_to_string (m->verdict));
           field (s, m->src);
           field (s, m->dest);
-          field (s, format_u64 (num, m->size));
+          field (s, bwsh_format_u64 (num, m->size));
         }
       return;
     case BWSH_PLAN_FIELD_ENV:

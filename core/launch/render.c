@@ -11,6 +11,7 @@
 #include "argv.h"
 #include "bind_list.h"
 #include "cleanup.h"
+#include "format.h"
 #include "plan.h"
 #include "render.h"
 
@@ -47,20 +48,20 @@ bwsh_namespace_info (BwshNamespace ns)
 static int
 render_mount (const BwshMount *m, BwshRenderMode mode, BwshArgv *a)
 {
-  char num[32];
+  char buf[24];
+  const char *num = NULL;
   bool by_fd = mode == BWSH_RENDER_FDS && m->fd >= 0;
   int r;
 
   if (by_fd)
-    snprintf (num, sizeof num, "%d", m->fd);
+    num = bwsh_format_i64 (buf, m->fd);
 
   switch (m->kind)
     {
     case BWSH_MOUNT_TMPFS:
       if (m->size > 0)
         {
-          snprintf (num, sizeof num, "%" PRIu64, m->size);
-          r = add2 (a, "--size", num);
+          r = add2 (a, "--size", bwsh_format_u64 (buf, m->size));
           if (r < 0)
             return r;
         }
@@ -131,9 +132,8 @@ bwsh_render_options (const BwshPlan *p, BwshRenderMode mode, int seccomp_fd, Bws
     goto fail;
   if (seccomp_fd >= 0)
     {
-      char num[32];
-      snprintf (num, sizeof num, "%d", seccomp_fd);
-      if ((r = add2 (&a, "--seccomp", num)) < 0)
+      char num[24];
+      if ((r = add2 (&a, "--seccomp", bwsh_format_i64 (num, seccomp_fd))) < 0)
         goto fail;
     }
   *ret = a;

@@ -14,6 +14,7 @@
 #include "bounds.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "identity.h"
 #include "plan.h"
 #include "plan_internal.h"
@@ -24,14 +25,26 @@ static const char *const env_allow_default[] = {
   "TERM", "LANG", "LC_*", "TZ", "COLORTERM", "SSH_CONNECTION", "SSH_CLIENT", "SSH_TTY",
 };
 
+/* fnmatch (@pat, @name, 0) == 0, asked only when the first characters can
+ * match: without flags, a pattern's first character that is none of
+ * "*?[\\" matches only itself.  Most of the caller's variables are
+ * answered here, not by fnmatch() against each pattern (#37). */
+static bool
+env_pattern_matches (const char *pat, const char *name)
+{
+  if (strchr ("*?[\\", pat[0]) == NULL && pat[0] != name[0])
+    return false;
+  return fnmatch (pat, name, 0) == 0;
+}
+
 static bool
 env_name_allowed (const BwshPolicy *pol, const char *name)
 {
   for (size_t i = 0; i < BWSH_N_ELEMENTS (env_allow_default); i++)
-    if (fnmatch (env_allow_default[i], name, 0) == 0)
+    if (env_pattern_matches (env_allow_default[i], name))
       return true;
   for (size_t i = 0; i < pol->env_allow.n; i++)
-    if (fnmatch (pol->env_allow.items[i].src, name, 0) == 0)
+    if (env_pattern_matches (pol->env_allow.items[i].src, name))
       return true;
   return false;
 }
@@ -44,11 +57,9 @@ env_add (BwshPlan *p, const char *name, const char *value)
   if (n == NULL)
     return -ENOMEM;
   p->env = n;
-  if (asprintf (&p->env[p->n_env], "%s=%s", name, value) < 0)
-    {
-      p->env[p->n_env] = NULL;
-      return -ENOMEM;
-    }
+  p->env[p->n_env] = bwsh_concat3 (name, "=", value);
+  if (p->env[p->n_env] == NULL)
+    return -ENOMEM;
   p->env[++p->n_env] = NULL;
   return 0;
 }

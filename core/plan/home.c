@@ -19,6 +19,7 @@
 #include "bind_list.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "ops.h"
 #include "path.h"
 #include "plan.h"
@@ -157,11 +158,14 @@ is_state_name (const Ctx *c, const char *path)
 {
   const char *name = strrchr (path, '/') + 1;
 
+  /* The short list first: most names are no state's (#37). */
+  if (!plan_str_in (name, state_names, BWSH_N_ELEMENTS (state_names)))
+    return false;
   /* A protected path comes from the real home, unless the state owns it. */
   for (size_t i = 0; i < c->rules.n_protected; i++)
     if (strcmp (path, c->rules.protected_paths[i]) == 0 && !c->protected_state_owned[i])
       return false;
-  return plan_str_in (name, state_names, BWSH_N_ELEMENTS (state_names));
+  return true;
 }
 
 static int
@@ -265,7 +269,7 @@ add_home_entry (Ctx *c, int home_fd, const char *name)
   struct stat st;
   ssize_t idx;
 
-  if (asprintf (&dest, "%s/%s", c->id->home, name) < 0)
+  if ((dest = bwsh_concat3 (c->id->home, "/", name)) == NULL)
     return -ENOMEM;
   fd = openat (home_fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
   if (fd < 0 || fstat (fd, &st) < 0)
@@ -473,7 +477,7 @@ plan_add_home (Ctx *c, const char *project, const char *state_dir)
   for (size_t i = 0; home_fd >= 0 && i < n_names && r >= 0; i++)
     {
       _cleanup_free_ char *path = NULL;
-      if (asprintf (&path, "%s/%s", home, names[i]) < 0)
+      if ((path = bwsh_concat3 (home, "/", names[i])) == NULL)
         r = -ENOMEM;
       else if (strcmp (path, project) != 0 && !is_state_name (c, path))
         r = add_home_entry (c, home_fd, names[i]);

@@ -14,6 +14,7 @@
 
 #include "bind_list.h"
 #include "cleanup.h"
+#include "format.h"
 #include "ops.h"
 #include "path.h"
 #include "plan.h"
@@ -69,7 +70,7 @@ symlink_below (const char *base, const char *rest)
   size_t blen;
   struct stat st;
 
-  if (base == NULL || asprintf (&path, "%s%s", strcmp (base, "/") == 0 ? "" : base, rest) < 0)
+  if (base == NULL || (path = bwsh_concat3 (strcmp (base, "/") == 0 ? "" : base, rest, "")) == NULL)
     return false;
   blen = strlen (path) - strlen (rest);
   for (size_t end = blen + 1; path[end - 1] != '\0'; end++)

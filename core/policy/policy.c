@@ -324,7 +324,16 @@ policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, con
 
       if (prefix != NULL)
         {
-          snprintf (dotted, sizeof dotted, "%s.%s", prefix, n);
+          size_t np = strlen (prefix), nn = strlen (n);
+          /* snprintf() only for a name it would cut: not on every setting (#37). */
+          if (np + 1 + nn < sizeof dotted)
+            {
+              memcpy (dotted, prefix, np);
+              dotted[np] = '.';
+              memcpy (dotted + np + 1, n, nn + 1);
+            }
+          else
+            snprintf (dotted, sizeof dotted, "%s.%s", prefix, n);
           full = dotted;
         }
 
@@ -335,8 +344,9 @@ policy_apply_settings (Ctx *c, BwshPolicy *p, const config_setting_t *group, con
       if ((strcmp (n, "user") == 0 || strcmp (n, "group") == 0) && scope == SCOPE_MATCH)
         continue;
 
+      /* The first character before strcmp(): most keys differ there (#37). */
       for (k = keys; k->name != NULL; k++)
-        if (strcmp (k->name, n) == 0)
+        if (k->name[0] == n[0] && strcmp (k->name, n) == 0)
           break;
       if (k->name == NULL)
         return policy_fail (c, s, -EINVAL, "unknown setting \"%s\"", full);

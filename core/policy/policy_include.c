@@ -30,6 +30,7 @@
 #include "bounds.h"
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "policy_internal.h"
 #include "safeopen.h"
 
@@ -276,7 +277,7 @@ include_one (PolicyDoc *d, const char *inc, size_t n, const char *shown, int lin
   if (++d->n_includes > INCLUDES_MAX)
     return bwsh_error_set (err, -E2BIG, shown, line, 0, "more than %d @include directives",
                            INCLUDES_MAX);
-  if (asprintf (&path, "%s/%s", d->dir, name) < 0)
+  if ((path = bwsh_concat3 (d->dir, "/", name)) == NULL)
     return -ENOMEM;
 
   r = policy_read_file (path, NULL, &data, err);

@@ -27,6 +27,7 @@
 
 #include "cleanup.h"
 #include "errors.h"
+#include "format.h"
 #include "identity.h"
 #include "policy.h"
 #include "policy_internal.h"
@@ -186,7 +187,7 @@ load_dropins (Docs *docs, const char *confd, BwshPolicy *p, BwshTrustedDir *memo
       _cleanup_free_ char *path = NULL;
       bool missing;
 
-      if (asprintf (&path, "%s/%s", confd, names[i]) < 0)
+      if ((path = bwsh_concat3 (confd, "/", names[i])) == NULL)
         {
           r = -ENOMEM;
           goto out;
@@ -221,7 +222,7 @@ bwsh_policy_load (const char *path, const BwshIdentity *id, BwshPolicy **ret, Bw
   if (r < 0)
     return r;
   dir = dir_of (path);
-  if (dir == NULL || asprintf (&confd, "%s/conf.d", dir) < 0)
+  if (dir == NULL || (confd = bwsh_concat3 (dir, "/conf.d", "")) == NULL)
     return -ENOMEM;
 
   /* A missing main file means built-in defaults; drop-ins still apply, so

@@ -107,46 +107,43 @@ bwsh_session_id_valid (const char *s)
 typedef struct
 {
   char *buf;
-  size_t len;
+  size_t len, size;
   int r;
 } Fields;
 
+/* The datagram grows by doubling: a few reallocations an event, not
+ * several a field (#37). */
 static void
 fields_put (Fields *f, const void *data, size_t n)
 {
-  char *grown;
-
   if (f->r < 0)
     return;
-  grown = realloc (f->buf, f->len + n + 1);
-  if (grown == NULL)
+  if (f->len + n + 1 > f->size)
     {
-      f->r = -ENOMEM;
-      return;
+      size_t size = f->size > 0 ? f->size : 1024;
+      char *grown;
+
+      while (size < f->len + n + 1)
+        size *= 2;
+      grown = realloc (f->buf, size);
+      if (grown == NULL)
+        {
+          f->r = -ENOMEM;
+          return;
+        }
+      f->buf = grown;
+      f->size = size;
     }
-  f->buf = grown;
   memcpy (f->buf + f->len, data, n);
   f->len += n;
 }
 
-static void fields_add (Fields *f, const char *key, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
-
+/* KEY=VALUE, copied as it is: no printf on every field of every event (#37). */
 static void
-fields_add (Fields *f, const char *key, const char *fmt, ...)
+fields_value (Fields *f, const char *key, const char *value)
 {
-  _cleanup_free_ char *value = NULL;
-  va_list ap;
-  size_t n;
+  size_t n = strlen (value);
 
-  va_start (ap, fmt);
-  value = bwsh_vformat (fmt, ap);
-  va_end (ap);
-  if (value == NULL)
-    {
-      f->r = -ENOMEM;
-      return;
-    }
-  n = strlen (value);
   if (n > EVENT_VALUE_MAX)
     n = EVENT_VALUE_MAX;
   fields_put (f, key, strlen (key));
@@ -174,14 +171,16 @@ static void
 fields_add_str (Fields *f, const char *key, const char *value)
 {
   if (value != NULL)
-    fields_add (f, key, "%s", value);
+    fields_value (f, key, value);
 }
 
 static void
 fields_add_num (Fields *f, const char *key, int64_t value)
 {
+  char num[24];
+
   if (value >= 0)
-    fields_add (f, key, "%" PRId64, value);
+    fields_value (f, key, bwsh_format_i64 (num, value));
 }
 
 /* The datagram carries explicit credentials with the effective uid and
@@ -235,12 +234,12 @@ bwsh_event_send (const BwshEvent *ev)
 
   if (ev->type >= BWSH_EVENT_MAX_)
     return -EINVAL;
-  fields_add (&f, "MESSAGE_ID", "%s", event_types[ev->type].id);
-  fields_add (&f, "MESSAGE", "%s", ev->message != NULL ? ev->message : event_types[ev->type].name);
-  fields_add (&f, "PRIORITY", "%d", event_types[ev->type].priority);
-  fields_add (&f, "SYSLOG_FACILITY", "%d", LOG_AUTHPRIV >> 3);
+  fields_value (&f, "MESSAGE_ID", event_types[ev->type].id);
+  fields_value (&f, "MESSAGE", ev->message != NULL ? ev->message : event_types[ev->type].name);
+  fields_add_num (&f, "PRIORITY", event_types[ev->type].priority);
+  fields_add_num (&f, "SYSLOG_FACILITY", LOG_AUTHPRIV >> 3);
   fields_add_str (&f, "SYSLOG_IDENTIFIER", ev->origin);
-  fields_add (&f, "BWSH_EVENT", "%s", event_types[ev->type].name);
+  fields_value (&f, "BWSH_EVENT", event_types[ev->type].name);
   fields_add_str (&f, "BWSH_USER", ev->user);
   fields_add_num (&f, "BWSH_UID", ev->uid);
   fields_add_str (&f, "BWSH_SERVICE", ev->service);

@@ -1969,6 +1969,25 @@ test_environment_allow_list_and_fixed_identity (void **state)
     bwsh_plan_free (p);
   }
   bwsh_bind_list_clear (&f->pol->env_allow);
+  /* A pattern that starts with a glob character matches as fnmatch() says
+   * (env.c asks fnmatch() only where a literal first character agrees). */
+  assert_int_equal (bwsh_bind_list_add (&f->pol->env_allow, "*_EDITOR", NULL, NULL), 0);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->env_allow, "?AGER", NULL, NULL), 0);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->env_allow, "[VW]ISUAL", NULL, NULL), 0);
+  assert_int_equal (bwsh_bind_list_add (&f->pol->env_allow, "\\EDIT", NULL, NULL), 0);
+  {
+    char *const e4[] = { S ("GIT_EDITOR=vi"), S ("PAGER=less"), S ("VISUAL=vi"), S ("EDIT=1"),
+                         S ("XISUAL=no"), S ("MANPAGER=no"), NULL };
+    p = build_env (f, NULL, e4);
+    assert_true (env_has (p, "GIT_EDITOR=vi"));
+    assert_true (env_has (p, "PAGER=less"));
+    assert_true (env_has (p, "VISUAL=vi"));
+    assert_true (env_has (p, "EDIT=1"));
+    assert_int_equal (env_count_name (p, "XISUAL"), 0);
+    assert_int_equal (env_count_name (p, "MANPAGER"), 0);
+    bwsh_plan_free (p);
+  }
+  bwsh_bind_list_clear (&f->pol->env_allow);
 
   /* With the host's /dev the session's pts exists at its own name. */
   f->pol->dev_mode = BWSH_DEV_HOST;

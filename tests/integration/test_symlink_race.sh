@@ -9,6 +9,13 @@
 it_setup
 it_skip_unless_bwrap
 H=$IT_HOME
+# The race is on the bind's source.  With the shipped kept state the flips
+# reach the home's own entries too: the first session that lists ~/proj as
+# the symlink leaves that symlink in the state, which from then on shows
+# instead of the real ~/proj (plan_check_state_conflict(), with a warning),
+# so no later session can bind it and the loop would prove nothing.  A
+# tmpfs state keeps each session's view its own.
+it_user_policy 'state = "tmpfs";'
 it_as_user sh -c "mkdir -m 700 '$H/.ssh' && mkdir '$H/proj' && ln -s '$H/.ssh' '$H/proj.alt'"
 it_user_config "{\"preferences\":{\"sandboxBwrapMounts\":{\"additionalBinds\":[\"$H/proj\"]}}}"
 stop=$IT_TMP/stop
@@ -51,12 +58,7 @@ it_log "runs=$runs written=$landed refused=$refused not-written=$failed; $(cat "
 # shellcheck disable=SC2088 # a label in the message, not a path
 [ -z "$(ls -A "$H/.ssh")" ] || it_fail "~/.ssh is not empty: $(ls -A "$H/.ssh")"
 n_dir=$(find "$H/proj" "$H/proj.alt" -maxdepth 1 -type f -name 'authorized_keys.*' 2>/dev/null | wc -l)
-# With the shipped kept state a session whose entry was refused, and whose
-# listing saw ~/proj as the other kind than the state's ~/proj, shows the
-# state's (a directory a session before made): the write lands there.
-n_state=$(find "$H/.local/state/bwsh/proj" -maxdepth 1 -type f -name 'authorized_keys.*' 2>/dev/null | wc -l)
-it_log "in the real directory: $n_dir; in the kept state's ~/proj: $n_state"
-it_assert_eq "$landed" "$((n_dir + n_state))" "writes reported inside vs files in the real directory and the kept state"
+it_assert_eq "$landed" "$n_dir" "writes reported inside vs files in the real directory"
 
 it_check "the race was really exercised (both outcomes happened)"
 [ "$runs" -ge 10 ] || it_fail "only $runs sessions ran"

@@ -231,6 +231,9 @@ plan_check_state_conflict (BwshPlan *p, BwshMount *m, int state_fd)
       if (n > 0 && (target[n] = '\0', strcmp (target, m->src) == 0))
         return plan_set_reason (m, BWSH_VERDICT_COALESCED, "the persistent state has the same symlink");
     }
+  /* It stays until the user moves it: say how, without losing what it
+   * holds (a directory of the state may hold the user's work). */
   return plan_refuse (p, m, BWSH_VERDICT_SKIPPED, m->dest,
-                      "the persistent state has an entry of another kind with this name, which shows instead");
+                      "the persistent state has an entry of another kind with this name, which shows instead "
+                      "(move it aside in a session, e.g. to its name with .old added, to see the real one)");
 }

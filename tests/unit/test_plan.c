@@ -2415,7 +2415,19 @@ test_persistent_state_resolved_and_checked_again (void **state)
   resolve (p);
   assert_int_equal (must (find_h (f, p, "@H/docs", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
   assert_int_equal (must (find_h (f, p, "@H/notes", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_SKIPPED);
-  expect_single_warning (p, "notes", "the persistent state has an entry of another kind");
+  expect_single_warning (p, "notes", "the persistent state has an entry of another kind with this name, which shows "
+                         "instead (move it aside in a session, e.g. to its name with .old added, to see the real one)");
+  bwsh_plan_free (p);
+
+  /* what the warning says to do works: moved aside, the real entry binds */
+  {
+    _cleanup_free_ char *from = hp (f, ".local/state/bwsh/notes"), *to = hp (f, ".local/state/bwsh/notes.old");
+    assert_int_equal (rename (from, to), 0);
+  }
+  p = build (f, NULL);
+  resolve (p);
+  assert_int_equal (must (find_h (f, p, "@H/notes", BWSH_MOUNT_RO_BIND))->verdict, BWSH_VERDICT_ACCEPTED);
+  assert_int_equal (p->diag.n, 0);
   bwsh_plan_free (p);
 
   /* swapped for a symlink into ~/.config after the plan: the walk that

@@ -271,6 +271,17 @@ check_rw (const BwshPlan *p, const BwshPolicy *pol, const Paths *ceilings, const
       if (m->kind != BWSH_MOUNT_BIND)
         continue;
 
+      if (m->from.origin == BWSH_ORIGIN_DEFAULT && m->state)
+        {
+          /* The kept state (state = "persistent"): state_dir at $HOME,
+           * never the real home itself, the project or a protected path. */
+          if (pol->state_mode != BWSH_STATE_PERSISTENT || strcmp (m->dest, p->home) != 0
+              || strcmp (m->src, p->home) == 0 || bwsh_path_has_prefix (m->src, p->project_dir)
+              || bwsh_path_has_prefix (p->project_dir, m->src)
+              || bwsh_path_under_any (m->src, protected_paths->v, protected_paths->n))
+            violation ("the kept state's bind %s -> %s is not state_dir at $HOME %s", m->src, m->dest, p->home);
+          continue;
+        }
       if (m->from.origin == BWSH_ORIGIN_DEFAULT)
         {
           /* The one default read-write bind is the project directory. */
@@ -315,6 +326,12 @@ check_protected (const BwshPlan *p, const Paths *protected_paths)
         {
           const BwshMount *m = &p->mounts[i];
           if (!accepted (m) || !bwsh_path_has_prefix (path, m->dest))
+            continue;
+          /* The kept state at $HOME (check_rw() holds it to state_dir):
+           * what it shows at a protected path is state_dir's, never the
+           * host's protected path, whose real entry, if any, is bound
+           * read-only over it like every entry of the real home. */
+          if (m->kind == BWSH_MOUNT_BIND && m->state)
             continue;
           last_cover = (ssize_t) i;
           if (m->kind == BWSH_MOUNT_BIND && first_rw < 0)

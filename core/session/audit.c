@@ -34,6 +34,7 @@
 #include "digest.h"
 #include "errors.h"
 #include "format.h"
+#include "grow.h"
 #include "policy.h"
 #include "safeopen.h"
 
@@ -111,28 +112,22 @@ typedef struct
   int r;
 } Fields;
 
-/* The datagram grows by doubling: a few reallocations an event, not
- * several a field (#37). */
+/* The datagram grows by doubling (bwsh_grow()): a few reallocations an
+ * event, not several a field (#37). */
 static void
 fields_put (Fields *f, const void *data, size_t n)
 {
   if (f->r < 0)
     return;
-  if (f->len + n + 1 > f->size)
+  while (f->len + n >= f->size)
     {
-      size_t size = f->size > 0 ? f->size : 1024;
-      char *grown;
-
-      while (size < f->len + n + 1)
-        size *= 2;
-      grown = realloc (f->buf, size);
+      char *grown = bwsh_grow (f->buf, &f->size, f->len + n, 1);
       if (grown == NULL)
         {
           f->r = -ENOMEM;
           return;
         }
       f->buf = grown;
-      f->size = size;
     }
   memcpy (f->buf + f->len, data, n);
   f->len += n;
